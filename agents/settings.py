@@ -1,0 +1,215 @@
+"""Typed, validated settings every reviewer and the aggregation read.
+
+Defaults are the seed module's. Operators override them in PostgreSQL's `app_settings` table
+(key, value as text); `Settings.from_mapping` parses and validates those strings, refusing values
+that make no sense (a weight of -1, a threshold of 500) with a message naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class SettingsError(ValueError):
+    """A setting has a value of the wrong type or outside its range."""
+
+
+def _f(default: Any, doc: str, lo: float | None = None, hi: float | None = None) -> Any:
+    return field(default=default, metadata={"doc": doc, "min": lo, "max": hi})
+
+
+@dataclass(frozen=True)
+class Settings:
+    # --- aggregation -------------------------------------------------------------------------
+    qa_validator_weight: float = _f(0.4, "Weight of the programmatic validator.", 0, 10)
+    qa_critic_weight: float = _f(0.6, "Weight of the LLM critic.", 0, 10)
+    qa_gate_weight: float = _f(0.3, "Weight of every gate (consistency, urls, ...).", 0, 10)
+    qa_final_score_threshold: float = _f(70.0, "Approval cut-off (0-100).", 0, 100)
+    qa_consistency_veto_threshold: float = _f(
+        50.0, "Consistency below this (and above 0) vetoes.", 0, 100
+    )
+    content_validator_warning_qa_penalty: float = _f(
+        3.0, "Points off the final score per validator warning.", 0, 100
+    )
+    content_validator_warning_reject_threshold: int = _f(
+        3, "A warning category seen more than this many times becomes critical.", 0, 1000
+    )
+    qa_disagreement_spread: float = _f(
+        40.0, "Score spread between reviewers that flags needs_human_review.", 0, 100
+    )
+    qa_required_to_pass: str = _f(
+        "urls", "Comma-separated reviewers whose disapproval vetoes the draft."
+    )
+    qa_aggregate_timeout_seconds: float = _f(
+        300.0, "Stream: decide with what has arrived after this long.", 0.1, 86400
+    )
+    # --- critic ------------------------------------------------------------------------------
+    qa_critic_enabled: bool = _f(True, "Run the LLM critic.")
+    pipeline_critic_model: str = _f("ollama/gemma3:27b", "Primary critic, provider/model.")
+    qa_fallback_critic_model: str = _f(
+        "ollama/gemma3:27b", "Critic used when the primary fails, provider/model."
+    )
+    qa_thinking_models: str = _f(
+        "qwen3,glm-4.7,deepseek-r1,qwq,qwen3-vl", "Comma-separated thinking-model name prefixes."
+    )
+    qa_thinking_model_max_tokens: int = _f(8000, "Token budget for thinking models.", 1, 1_000_000)
+    qa_standard_max_tokens: int = _f(1500, "Token budget for other models.", 1, 1_000_000)
+    qa_temperature: float = _f(0.3, "Sampling temperature of critic and gates.", 0, 2)
+    qa_critic_timeout_seconds: float = _f(120.0, "Per-call critic timeout.", 0.1, 3600)
+    qa_critic_max_content_chars: int = _f(
+        24000, "Content window shown to the critic.", 100, 10_000_000
+    )
+    qa_critic_max_sources: int = _f(10, "Research sources shown to the critic.", 0, 1000)
+    ollama_base_url: str = _f("http://127.0.0.1:11434", "Ollama server.")
+    ollama_health_timeout_seconds: float = _f(5.0, "Ollama health-check timeout.", 0.1, 120)
+    anthropic_base_url: str = _f("", "Anthropic API base URL (empty: the SDK default).")
+    electricity_rate_kwh: float = _f(0.15, "USD per kWh for local-model energy cost.", 0, 100)
+    local_model_watts: float = _f(350.0, "Power draw assumed for local model calls.", 0, 100000)
+    # --- LLM gates -----------------------------------------------------------------------------
+    qa_consistency_enabled: bool = _f(True, "Run the internal-consistency gate.")
+    qa_topic_delivery_enabled: bool = _f(True, "Run the topic-delivery gate.")
+    qa_gate_model: str = _f("", "Model for LLM gates (empty: pipeline_critic_model).")
+    qa_gate_max_tokens: int = _f(600, "Token budget of LLM gates.", 1, 1_000_000)
+    qa_gate_timeout_seconds: float = _f(60.0, "Timeout of LLM gate calls.", 0.1, 3600)
+    # --- web fact-check ------------------------------------------------------------------------
+    qa_web_factcheck_enabled: bool = _f(True, "Verify product/spec claims by web search.")
+    qa_web_factcheck_match_ratio: float = _f(
+        0.6, "Share of a claim's key terms that must appear in snippets.", 0, 1
+    )
+    qa_web_factcheck_num_results: int = _f(3, "Search results per claim.", 1, 50)
+    qa_web_factcheck_snippet_chars: int = _f(500, "Characters kept per snippet.", 10, 100000)
+    qa_web_factcheck_min_term_len: int = _f(2, "Key terms must be longer than this.", 0, 50)
+    qa_web_factcheck_max_claims: int = _f(3, "Claims checked per draft.", 0, 100)
+    # --- citations and URLs --------------------------------------------------------------------
+    qa_citation_verify_enabled: bool = _f(True, "HEAD-check cited URLs.")
+    qa_citation_max_dead_ratio: float = _f(0.30, "Dead share above which citations fail.", 0, 1)
+    qa_citation_min_count: int = _f(0, "Fewer cited URLs than this fails.", 0, 10000)
+    qa_citation_timeout_seconds: float = _f(8.0, "Per-URL timeout.", 0.1, 600)
+    qa_citation_concurrency: int = _f(5, "Concurrent citation checks.", 1, 100)
+    qa_url_verify_enabled: bool = _f(True, "Check every external link resolves.")
+    qa_url_allowlist: str = _f(
+        "", "Comma-separated hosts/CIDRs the URL guard may reach despite being internal."
+    )
+    qa_fetch_max_redirects: int = _f(5, "Redirect hops the URL guard follows.", 0, 50)
+    qa_fetch_max_bytes: int = _f(65536, "Bytes read from a fetched body.", 0, 64 * 1024 * 1024)
+    site_url: str = _f("", "The publishing site's URL (self-links are not external).")
+    site_domain: str = _f("", "The publishing site's domain (self-links are not external).")
+    # --- vision --------------------------------------------------------------------------------
+    qa_vision_check_enabled: bool = _f(False, "Judge inline images' relevance.")
+    qa_vision_model: str = _f("ollama/qwen3-vl:30b", "Vision model for image relevance.")
+    qa_vision_max_images: int = _f(3, "Images judged per draft.", 0, 100)
+    qa_vision_pass_threshold: float = _f(60.0, "Average image score to pass.", 0, 100)
+    qa_vision_num_predict: int = _f(1024, "Output budget of vision calls.", 1, 1_000_000)
+    qa_vision_thinking_num_predict: int = _f(
+        8000, "Output budget of thinking vision models.", 1, 1_000_000
+    )
+    qa_preview_screenshot_enabled: bool = _f(False, "Screenshot the rendered preview and judge it.")
+    qa_preview_vision_model: str = _f("ollama/qwen3-vl:30b", "Vision model for the preview.")
+    qa_preview_pass_threshold: float = _f(70.0, "Preview score to pass.", 0, 100)
+    qa_preview_viewport_width: int = _f(1280, "Screenshot viewport width.", 100, 10000)
+    qa_preview_viewport_height: int = _f(1024, "Screenshot viewport height.", 100, 10000)
+    qa_preview_browser_path: str = _f("/usr/bin/chromium", "Chromium executable for Playwright.")
+    # --- validator -----------------------------------------------------------------------------
+    content_validator_disabled_rules: str = _f(
+        "", "Comma-separated validator rule codes to switch off (all niches)."
+    )
+    # Per-niche rule switches: keys `content_validator_disabled_rules.<niche>` (see `extra`).
+    extra: Mapping[str, str] = field(default_factory=dict, metadata={"doc": "Other keys."})
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            lo, hi = f.metadata.get("min"), f.metadata.get("max")
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                continue
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
+                raise SettingsError(f"setting {f.name}={value!r} is outside [{lo}, {hi}]")
+
+    # --- construction --------------------------------------------------------------------------
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> Settings:
+        """Build settings from text values (as in app_settings); unknown keys go to `extra`."""
+        kwargs: dict[str, Any] = {}
+        extra: dict[str, str] = {}
+        known = {f.name: f for f in dataclasses.fields(cls) if f.name != "extra"}
+        for key, raw in values.items():
+            f = known.get(key)
+            if f is None:
+                extra[key] = str(raw)
+                continue
+            kwargs[key] = _parse(key, f.default, raw)
+        return cls(**kwargs, extra=extra)
+
+    def with_overrides(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+    # --- derived -------------------------------------------------------------------------------
+    def required_to_pass(self) -> frozenset[str]:
+        return frozenset(_split(self.qa_required_to_pass))
+
+    def thinking_models(self) -> tuple[str, ...]:
+        return tuple(_split(self.qa_thinking_models))
+
+    def disabled_rules(self, niche: str | None = None) -> frozenset[str]:
+        rules = set(_split(self.content_validator_disabled_rules))
+        if niche:
+            rules |= set(_split(self.extra.get(f"content_validator_disabled_rules.{niche}", "")))
+        return frozenset(rules)
+
+    def url_allowlist(self) -> tuple[str, ...]:
+        return tuple(_split(self.qa_url_allowlist))
+
+    def version(self) -> str:
+        """A short stable hash of the effective settings (recorded in every decision)."""
+        payload = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        payload["extra"] = dict(sorted(self.extra.items()))
+        blob = json.dumps(payload, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    @classmethod
+    def describe(cls) -> list[tuple[str, Any, str]]:
+        """(key, default, doc) for every setting, for `multiqa settings list` and the README."""
+        return [
+            (f.name, f.default, f.metadata.get("doc", ""))
+            for f in dataclasses.fields(cls)
+            if f.name != "extra"
+        ]
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _parse(key: str, default: Any, raw: Any) -> Any:
+    if isinstance(default, bool):
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise SettingsError(f"setting {key}={raw!r} is not a boolean (use true/false)")
+    if isinstance(default, int):
+        try:
+            return int(str(raw).strip())
+        except ValueError:
+            raise SettingsError(f"setting {key}={raw!r} is not an integer") from None
+    if isinstance(default, float):
+        try:
+            value = float(str(raw).strip())
+        except ValueError:
+            raise SettingsError(f"setting {key}={raw!r} is not a number") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise SettingsError(f"setting {key}={raw!r} is not a finite number")
+        return value
+    return str(raw)
