@@ -1,0 +1,1 @@
+"""multiqa's stream plumbing: the Faust app, aggregator, sinks, database, CLI. No review logic."""
