@@ -70,12 +70,21 @@ class Settings:
     anthropic_base_url: str = _f("", "Anthropic API base URL (empty: the SDK default).")
     electricity_rate_kwh: float = _f(0.15, "USD per kWh for local-model energy cost.", 0, 100)
     local_model_watts: float = _f(350.0, "Power draw assumed for local model calls.", 0, 100000)
+    llm_health_cache_seconds: float = _f(
+        10.0, "How long a model server's health-check result is reused.", 0, 3600
+    )
+    llm_max_response_bytes: int = _f(
+        1_048_576, "Bytes read from a model's answer; larger answers are refused.", 1024, 1 << 30
+    )
     # --- LLM gates -----------------------------------------------------------------------------
     qa_consistency_enabled: bool = _f(True, "Run the internal-consistency gate.")
     qa_topic_delivery_enabled: bool = _f(True, "Run the topic-delivery gate.")
     qa_gate_model: str = _f("", "Model for LLM gates (empty: pipeline_critic_model).")
     qa_gate_max_tokens: int = _f(600, "Token budget of LLM gates.", 1, 1_000_000)
     qa_gate_timeout_seconds: float = _f(60.0, "Timeout of LLM gate calls.", 0.1, 3600)
+    qa_gate_retry_backoff_seconds: float = _f(
+        1.0, "Pause before an LLM gate's single retry.", 0, 600
+    )
     # --- web fact-check ------------------------------------------------------------------------
     qa_web_factcheck_enabled: bool = _f(True, "Verify product/spec claims by web search.")
     qa_web_factcheck_match_ratio: float = _f(
@@ -108,12 +117,18 @@ class Settings:
     qa_vision_thinking_num_predict: int = _f(
         8000, "Output budget of thinking vision models.", 1, 1_000_000
     )
+    qa_vision_max_image_bytes: int = _f(
+        8 * 1024 * 1024, "Largest image downloaded for the vision gate.", 1024, 1 << 30
+    )
     qa_preview_screenshot_enabled: bool = _f(False, "Screenshot the rendered preview and judge it.")
     qa_preview_vision_model: str = _f("ollama/qwen3-vl:30b", "Vision model for the preview.")
     qa_preview_pass_threshold: float = _f(70.0, "Preview score to pass.", 0, 100)
     qa_preview_viewport_width: int = _f(1280, "Screenshot viewport width.", 100, 10000)
     qa_preview_viewport_height: int = _f(1024, "Screenshot viewport height.", 100, 10000)
     qa_preview_browser_path: str = _f("/usr/bin/chromium", "Chromium executable for Playwright.")
+    qa_preview_timeout_seconds: float = _f(
+        30.0, "Time allowed to load and screenshot the preview page.", 0.1, 600
+    )
     # --- validator -----------------------------------------------------------------------------
     content_validator_disabled_rules: str = _f(
         "", "Comma-separated validator rule codes to switch off (all niches)."
