@@ -1,0 +1,210 @@
+"""Where the stream runs and how it is wired: broker, topic names, partitions, consumer groups,
+timeouts. One frozen `StreamConfig`, read from `MULTIQA_*` environment variables with defaults that
+work against the local dev stack (`multiqa dev up`).
+
+Every field `name` is read from the variable `MULTIQA_<NAME>` (upper case), e.g.
+`MULTIQA_BOOTSTRAP_SERVERS`, `MULTIQA_DRAFTS_TOPIC`, `MULTIQA_PARTITIONS`. A value that does not
+parse, or is out of range, raises `ConfigError` naming the variable.
+
+Review settings (weights, thresholds, `qa_aggregate_timeout_seconds`) are NOT here: they live in
+`agents.settings.Settings` (and `app_settings` in PostgreSQL). This is plumbing only.
+
+Consumer groups. Faust gives one consumer group per `faust.App` (the app id is the group id), so
+multiqa runs one app per role, each with its own group: `<app_prefix>-reviewer-<name>` for each
+reviewer, `<app_prefix>-aggregator`, `<app_prefix>-sinks`. Every worker that runs a role joins
+that role's group, whichever other roles it runs, so `multiqa worker --reviewers critic` on a GPU
+box and an all-in-one `multiqa worker` share the critic's partitions instead of both reviewing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+ENV_PREFIX = "MULTIQA_"
+
+
+class ConfigError(ValueError):
+    """A MULTIQA_* variable has a value of the wrong type or outside its range."""
+
+
+@dataclass(frozen=True)
+class StreamConfig:
+    # --- broker -----------------------------------------------------------------------------
+    bootstrap_servers: str = "127.0.0.1:9092"
+    """Comma-separated host:port list of Kafka brokers."""
+    app_prefix: str = "multiqa"
+    """Prefix of every Faust app id, hence of consumer group ids and changelog topic names."""
+
+    # --- topics (all keyed by draft_id) ------------------------------------------------------
+    drafts_topic: str = "qa.drafts"
+    reviews_topic: str = "qa.reviews"
+    decisions_topic: str = "qa.decisions"
+    dead_letters_topic: str = "qa.dead-letters"
+    partitions: int = 6
+    """Partitions of every multiqa topic (and of the aggregator's changelog). The unit of
+    parallelism: at most this many workers of one role share the load."""
+    replication_factor: int = 1
+
+    # --- roles -------------------------------------------------------------------------------
+    reviewers: str = ""
+    """Comma-separated reviewers deployed in the whole system (empty: every reviewer in
+    agents.registry). The aggregator expects an answer only from reviewers that are both
+    deployed and enabled in the settings in force when the draft arrives."""
+    reviewer_concurrency: int = 8
+    """Drafts one reviewer agent reviews at the same time in one worker."""
+
+    # --- aggregator --------------------------------------------------------------------------
+    aggregator_tick_seconds: float = 1.0
+    """How often the aggregator's wall-clock timer looks for passed deadlines."""
+    aggregate_timeout_seconds: float = 0.0
+    """Overrides the settings' qa_aggregate_timeout_seconds when > 0 (tests, demos)."""
+    decided_retention_seconds: float = 7 * 24 * 3600.0
+    """How long a decided draft version stays in the table, so duplicate and late results are
+    recognised as such. After that, the entry is dropped from the table."""
+    table_store: str = "memory://"
+    """Faust table store: memory:// (rebuilt from the changelog at start) or rocksdb://."""
+
+    # --- database (sinks, settings, audit) ---------------------------------------------------
+    database_url: str = ""
+    """PostgreSQL DSN; empty: no database (no sinks, default settings, no audit)."""
+
+    # --- consumer group timing ---------------------------------------------------------------
+    broker_session_timeout: float = 30.0
+    broker_heartbeat_interval: float = 3.0
+    broker_rebalance_timeout: float = 30.0
+    broker_request_timeout: float = 40.0
+    broker_commit_interval: float = 1.0
+
+    # --- process -----------------------------------------------------------------------------
+    datadir: str = ".cache/faust"
+    """Faust's data directory (one sub-folder per app); RocksDB tables live here."""
+    web_port: int = 0
+    """Port of the aggregator app's Faust web server (table view); 0: no web server."""
+    web_host: str = "127.0.0.1"
+
+    def __post_init__(self) -> None:
+        _check(self.partitions >= 1, "partitions", self.partitions, "must be >= 1")
+        _check(self.replication_factor >= 1, "replication_factor", self.replication_factor, ">= 1")
+        _check(self.reviewer_concurrency >= 1, "reviewer_concurrency", self.reviewer_concurrency)
+        _check(
+            self.aggregator_tick_seconds > 0,
+            "aggregator_tick_seconds",
+            self.aggregator_tick_seconds,
+        )
+        _check(
+            self.aggregate_timeout_seconds >= 0,
+            "aggregate_timeout_seconds",
+            self.aggregate_timeout_seconds,
+        )
+        _check(
+            self.decided_retention_seconds > 0,
+            "decided_retention_seconds",
+            self.decided_retention_seconds,
+        )
+        _check(0 <= self.web_port < 65536, "web_port", self.web_port)
+        for name in (
+            "broker_session_timeout",
+            "broker_heartbeat_interval",
+            "broker_rebalance_timeout",
+            "broker_request_timeout",
+            "broker_commit_interval",
+        ):
+            _check(getattr(self, name) > 0, name, getattr(self, name))
+        _check(bool(self.bootstrap_servers.strip()), "bootstrap_servers", self.bootstrap_servers)
+        _check(bool(self.app_prefix.strip()), "app_prefix", self.app_prefix)
+        topics = self.topic_names()
+        _check(all(topics), "topics", topics, "topic names must not be empty")
+        _check(len(set(topics)) == len(topics), "topics", topics, "topic names must differ")
+
+    # --- construction --------------------------------------------------------------------------
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> StreamConfig:
+        """Defaults, then MULTIQA_* variables, then keyword overrides."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            raw = env.get(ENV_PREFIX + f.name.upper())
+            if raw is not None:
+                values[f.name] = _parse(f.name, f.default, raw)
+        values.update(overrides)
+        try:
+            return cls(**values)
+        except ConfigError:
+            raise
+        except TypeError as exc:
+            raise ConfigError(str(exc)) from None
+
+    def with_overrides(self, **changes: Any) -> StreamConfig:
+        return dataclasses.replace(self, **changes)
+
+    # --- derived -------------------------------------------------------------------------------
+    def topic_names(self) -> tuple[str, str, str, str]:
+        return (
+            self.drafts_topic,
+            self.reviews_topic,
+            self.decisions_topic,
+            self.dead_letters_topic,
+        )
+
+    def broker_url(self) -> str:
+        """Faust's broker argument: kafka://host:port[;kafka://host:port...]."""
+        hosts = [h.strip() for h in self.bootstrap_servers.split(",") if h.strip()]
+        return ";".join(h if "://" in h else f"kafka://{h}" for h in hosts)
+
+    def group_id(self, role: str) -> str:
+        """Faust app id == Kafka consumer group of a role ("aggregator", "sinks", ...)."""
+        return f"{self.app_prefix}-{role}"
+
+    def reviewer_group_id(self, reviewer: str) -> str:
+        return self.group_id(f"reviewer-{reviewer}")
+
+    @property
+    def aggregator_group_id(self) -> str:
+        return self.group_id("aggregator")
+
+    @property
+    def sinks_group_id(self) -> str:
+        return self.group_id("sinks")
+
+    def deployed_reviewers(self) -> tuple[str, ...] | None:
+        """The `reviewers` roster as names, or None for "every registered reviewer"."""
+        names = tuple(n.strip() for n in self.reviewers.split(",") if n.strip())
+        return names or None
+
+
+def _check(ok: bool, name: str, value: Any, why: str = "is out of range") -> None:
+    if not ok:
+        raise ConfigError(f"{ENV_PREFIX}{name.upper()}={value!r} {why}")
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _parse(name: str, default: Any, raw: str) -> Any:
+    var = ENV_PREFIX + name.upper()
+    text = raw.strip()
+    if isinstance(default, bool):
+        if text.lower() in _TRUE:
+            return True
+        if text.lower() in _FALSE:
+            return False
+        raise ConfigError(f"{var}={raw!r} is not a boolean (use true/false)")
+    if isinstance(default, int):
+        try:
+            return int(text)
+        except ValueError:
+            raise ConfigError(f"{var}={raw!r} is not an integer") from None
+    if isinstance(default, float):
+        try:
+            value = float(text)
+        except ValueError:
+            raise ConfigError(f"{var}={raw!r} is not a number") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ConfigError(f"{var}={raw!r} is not a finite number")
+        return value
+    return text
