@@ -100,6 +100,8 @@ class ReviewerResult:
     draft_id: str = ""
     version: int = 0
     produced_at: datetime = field(default_factory=utc_now)
+    # Added in ReviewerResult.v2: Settings.version() of the settings the reviewer ran with.
+    settings_version: str = ""
 
 
 @dataclass(frozen=True, slots=True)

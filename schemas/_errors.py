@@ -1,0 +1,103 @@
+"""Why an event could not be encoded or decoded.
+
+Every problem with a payload or a record raises one subclass of `CodecError`; nothing else comes
+out of `encode`/`decode` (never a bare KeyError, struct.error, EOFError or UnicodeDecodeError).
+The stream routes exactly these to the dead-letter topic: they mean "this message is bad", never
+"try again later".
+
+    CodecError (ValueError)           .reason, .offset, .field
+    ├── BadMagicError                 the first bytes are neither C3 01 nor 00 (Confluent)
+    ├── UnknownSchemaError            fingerprint / registry id names no writer schema we can get
+    ├── WrongRecordTypeError          a known schema, but another record than the one expected
+    ├── TruncatedError                the payload ends before the record does
+    ├── TrailingBytesError            bytes are left over after the record
+    ├── CorruptBodyError              not valid Avro for its writer schema (bad UTF-8, union or enum
+    │                                 index out of range, negative length, timestamp out of range)
+    └── InvalidRecordError            schema-valid but semantically invalid (score outside 0-100,
+        │                             empty draft_id, version < 1, NaN, naive timestamp, ...)
+        └── OversizeError             a field or the whole payload over the configured maximum
+
+    SchemaRegistryError (RuntimeError) — deliberately NOT a CodecError: the schema registry could
+    not be reached or answered an error. The message may be fine; retry, do not dead-letter.
+
+`offset` is the byte offset in the payload where the problem was found (None when encoding: there
+is no payload yet). For body errors it is where the offending top-level field starts, except for
+TruncatedError, where it is the payload length (where more bytes were needed). `field` is the
+dotted path of the offending field (`findings[2].span.start`) when one is known.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BadMagicError",
+    "CodecError",
+    "CorruptBodyError",
+    "InvalidRecordError",
+    "OversizeError",
+    "SchemaRegistryError",
+    "TrailingBytesError",
+    "TruncatedError",
+    "UnknownSchemaError",
+    "WrongRecordTypeError",
+]
+
+
+class CodecError(ValueError):
+    """Base of every encode/decode failure caused by the payload or the record itself."""
+
+    def __init__(self, reason: str, *, offset: int | None = None, field: str | None = None) -> None:
+        self.reason = reason
+        self.offset = offset
+        self.field = field
+        where = []
+        if field is not None:
+            where.append(f"field {field!r}")
+        if offset is not None:
+            where.append(f"byte {offset}")
+        super().__init__(f"{reason} ({', '.join(where)})" if where else reason)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Keyword-only arguments do not survive the default pickling of exceptions.
+        return (_rebuild, (type(self), self.reason, self.offset, self.field))
+
+
+def _rebuild(
+    cls: type[CodecError], reason: str, offset: int | None, field: str | None
+) -> CodecError:
+    return cls(reason, offset=offset, field=field)
+
+
+class BadMagicError(CodecError):
+    """The payload does not start with a magic this codec knows."""
+
+
+class UnknownSchemaError(CodecError):
+    """The writer schema named by the payload is not known (and no registry knows it either)."""
+
+
+class WrongRecordTypeError(CodecError):
+    """The payload is a valid event, but of another record type than the caller expected."""
+
+
+class TruncatedError(CodecError):
+    """The payload ends before the record does."""
+
+
+class TrailingBytesError(CodecError):
+    """Bytes are left over after the record was read."""
+
+
+class CorruptBodyError(CodecError):
+    """The body is not valid Avro for its writer schema."""
+
+
+class InvalidRecordError(CodecError):
+    """The record fits its schema but breaks a rule of the contract."""
+
+
+class OversizeError(InvalidRecordError):
+    """A field, or the whole payload, is larger than the configured maximum."""
+
+
+class SchemaRegistryError(RuntimeError):
+    """The schema registry could not be reached or answered with an error (transient: retry)."""
