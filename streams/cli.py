@@ -14,6 +14,7 @@ from collections.abc import Sequence
 # (module, description). Each module defines `add_parser(subparsers) -> None`, and the parsers it
 # adds set `func=<callable(args) -> int>` as their default.
 _COMMAND_MODULES: tuple[str, ...] = (
+    "streams.devstack.cli",
 )
 
 

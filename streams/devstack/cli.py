@@ -1,0 +1,114 @@
+"""`multiqa dev up|down|status|check`: the local Kafka + PostgreSQL stack."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from typing import Any
+
+from streams.devstack import stack
+from streams.devstack._common import DevStackError, Settings
+
+
+def add_parser(subparsers: Any) -> None:
+    dev = subparsers.add_parser(
+        "dev", help="local Kafka (KRaft) + PostgreSQL on 127.0.0.1, no Docker",
+        description="Start, stop and inspect the local development stack (see README, Operations).",
+    )
+    dev_sub = dev.add_subparsers(dest="dev_command", metavar="ACTION", required=True)
+
+    def add(name: str, func: Any, help_text: str, services: bool = True) -> None:
+        sub = dev_sub.add_parser(name, help=help_text, description=help_text)
+        if services:
+            only = sub.add_mutually_exclusive_group()
+            only.add_argument("--kafka-only", action="store_true", help="only the Kafka broker")
+            only.add_argument("--postgres-only", action="store_true", help="only PostgreSQL")
+        sub.set_defaults(func=func)
+
+    add("up", _cmd_up, "start (or reuse) the stack and print where it listens")
+    add("down", _cmd_down, "stop what `up` started")
+    add("status", _cmd_status, "print what runs (exit 0 when everything runs, 3 otherwise)",
+        services=False)
+    add("check", _cmd_check, "start the stack if needed, then send a message through the "
+        "broker and a row through PostgreSQL")
+
+
+def _services(args: argparse.Namespace) -> tuple[bool, bool]:
+    kafka_only = getattr(args, "kafka_only", False)
+    postgres_only = getattr(args, "postgres_only", False)
+    return (not postgres_only, not kafka_only)
+
+
+def _fail(exc: DevStackError) -> int:
+    print(f"multiqa dev: error: {exc}", file=sys.stderr, flush=True)
+    return 1
+
+
+def _cmd_up(args: argparse.Namespace) -> int:
+    kafka, postgres = _services(args)
+    started = time.monotonic()
+    try:
+        settings = Settings.from_env()
+        info = stack.up(kafka=kafka, postgres=postgres, settings=settings)
+    except DevStackError as exc:
+        return _fail(exc)
+    took = time.monotonic() - started
+    if info.kafka is not None:
+        how = "started" if info.kafka.started else "already running"
+        print(f"kafka:    {info.kafka.bootstrap}  (Apache Kafka {info.kafka.version}, "
+              f"pid {info.kafka.pid}, {how})")
+    if info.postgres is not None:
+        how = "started" if info.postgres.started else "already running"
+        print(f"postgres: {info.postgres.dsn}  (PostgreSQL {info.postgres.version}, "
+              f"pid {info.postgres.pid}, {how})")
+    print(f"ready in {took:.1f}s; environment for other tools: {settings.env_file}")
+    for line in info.env_lines():
+        print(line)
+    return 0
+
+
+def _cmd_down(args: argparse.Namespace) -> int:
+    kafka, postgres = _services(args)
+    try:
+        stopped = stack.down(kafka=kafka, postgres=postgres)
+    except DevStackError as exc:
+        return _fail(exc)
+    print("stopped: " + ", ".join(stopped) if stopped else "nothing was running")
+    return 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    try:
+        current = stack.status()
+    except DevStackError as exc:
+        return _fail(exc)
+    for name, info in current.items():
+        if info.get("running"):
+            details = "  ".join(f"{k}={v}" for k, v in info.items() if k != "running")
+            print(f"{name}: running  {details}")
+        else:
+            problem = info.get("problem")
+            print(f"{name}: not running" + (f"  ({problem})" if problem else ""))
+    return 0 if all(info.get("running") for info in current.values()) else 3
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from streams.devstack import check
+
+    kafka, postgres = _services(args)
+    try:
+        info = stack.up(kafka=kafka, postgres=postgres)
+    except DevStackError as exc:
+        return _fail(exc)
+    if info.kafka is not None:
+        value, took = asyncio.run(check.kafka_round_trip(info.kafka.bootstrap))
+        print(f"kafka:    produced and consumed {value.decode()!r} on topic {check.TOPIC} "
+              f"via {info.kafka.bootstrap} in {took:.2f}s")
+    if info.postgres is not None:
+        version, took = asyncio.run(check.postgres_round_trip(info.postgres.dsn))
+        print(f"postgres: inserted and read back a row in devstack_check (PostgreSQL "
+              f"{version}) via {info.postgres.dsn} in {took:.2f}s")
+    print("round trip ok")
+    return 0
