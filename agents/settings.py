@@ -133,6 +133,21 @@ class Settings:
     content_validator_disabled_rules: str = _f(
         "", "Comma-separated validator rule codes to switch off (all niches)."
     )
+    content_validator_max_chars: int = _f(
+        200_000,
+        "Longer content is a critical (oversized_content); only this much is scanned.",
+        1000,
+        50_000_000,
+    )
+    content_validator_buzzword_max_per_1000_words: float = _f(
+        5.0,
+        "Buzzwords (delve, tapestry, ...) per 1,000 words above which buzzword_density warns.",
+        0,
+        1000,
+    )
+    content_validator_max_code_ratio: float = _f(
+        0.5, "Share of the content in fenced code above which code_density warns.", 0, 1
+    )
     # Per-niche rule switches: keys `content_validator_disabled_rules.<niche>` (see `extra`).
     extra: Mapping[str, str] = field(default_factory=dict, metadata={"doc": "Other keys."})
 

@@ -1,0 +1,123 @@
+"""Text views the rules scan: the raw content, and "prose" with code masked out.
+
+Masking replaces fenced code blocks and inline code spans with spaces of the same length, so
+every offset a prose rule reports is an offset into the original content (the span contract in
+agents/base.py) and no rule needs to know about code.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+# A fence opens/closes on a line of its own: up to 3 spaces, then ``` or ~~~ (3 or more).
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+# Inline code: one to three backticks, bounded body, same backtick count to close, one line.
+_INLINE_CODE = re.compile(r"(`{1,3})[^`\n]{1,500}?\1")
+_LINK_OR_URL = re.compile(r"https?://|\]\(|<a\s", re.IGNORECASE)
+PARAGRAPH_BREAK = "\n\n"
+
+
+@dataclass(frozen=True)
+class Fence:
+    start: int
+    end: int  # exclusive; len(content) when the fence never closes
+    closed: bool
+
+
+def find_fences(content: str) -> list[Fence]:
+    """Fenced code blocks, CommonMark-style: a fence closes only with the same character and at
+    least as many of them; an unclosed fence runs to the end of the document."""
+    fences: list[Fence] = []
+    opening: re.Match[str] | None = None
+    for match in _FENCE.finditer(content):
+        marker = match.group(1)
+        if opening is None:
+            opening = match
+            continue
+        open_marker = opening.group(1)
+        if marker[0] == open_marker[0] and len(marker) >= len(open_marker):
+            line_end = content.find("\n", match.end())
+            # A closing fence has nothing but spaces after it.
+            rest = content[match.end() : line_end if line_end != -1 else len(content)]
+            if rest.strip():
+                continue
+            end = line_end if line_end != -1 else len(content)
+            fences.append(Fence(opening.start(), end, True))
+            opening = None
+    if opening is not None:
+        fences.append(Fence(opening.start(), len(content), False))
+    return fences
+
+
+def mask_code(content: str, fences: list[Fence]) -> str:
+    """The content with fenced blocks and inline code spans blanked (same length)."""
+    if not fences and "`" not in content:
+        return content
+    parts: list[str] = []
+    pos = 0
+    for fence in fences:
+        parts.append(_mask_inline(content[pos : fence.start]))
+        # Keep newlines so line-based rules still see line boundaries.
+        block = content[fence.start : fence.end]
+        parts.append(re.sub(r"[^\n]", " ", block))
+        pos = fence.end
+    parts.append(_mask_inline(content[pos:]))
+    return "".join(parts)
+
+
+def _mask_inline(text: str) -> str:
+    if "`" not in text:
+        return text
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def paragraph_bounds(text: str, pos: int) -> tuple[int, int]:
+    """The [start, end) of the paragraph (blank-line separated block) containing `pos`."""
+    start = text.rfind(PARAGRAPH_BREAK, 0, pos)
+    end = text.find(PARAGRAPH_BREAK, pos)
+    return (0 if start == -1 else start + 2, len(text) if end == -1 else end)
+
+
+def paragraph_has_source(text: str, pos: int) -> bool:
+    """True when the paragraph around `pos` links somewhere (a URL, a markdown link, <a>) or
+    carries a footnote reference, i.e. a claim there has a stated source."""
+    start, end = paragraph_bounds(text, pos)
+    # Bound the look so one 5 MB "paragraph" cannot make every hit scan the whole text.
+    start, end = max(start, pos - 2000), min(end, pos + 2000)
+    chunk = text[start:end]
+    return bool(_LINK_OR_URL.search(chunk)) or "[^" in chunk
+
+
+def line_bounds(text: str, pos: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return start, len(text) if end == -1 else end
+
+
+# Zero-width and invisible format characters used to hide words from naive matching.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]"
+)
+
+
+@dataclass(frozen=True)
+class Visible:
+    """Text with invisible characters removed, and the way back to original offsets."""
+
+    text: str
+    # For each removed character i (in order): its position in the stripped text, r_i - i.
+    _removed_at: tuple[int, ...] = ()
+
+    def original(self, pos: int) -> int:
+        return pos + bisect.bisect_right(self._removed_at, pos)
+
+
+def strip_invisible(text: str) -> Visible:
+    """Remove invisible characters (zero-width spaces, soft hyphens, bidi controls) so that
+    "ig\u200bnore previous instructions" matches like the plain phrase."""
+    removed = [m.start() for m in _INVISIBLE.finditer(text)]
+    if not removed:
+        return Visible(text)
+    return Visible(_INVISIBLE.sub("", text), tuple(r - i for i, r in enumerate(removed)))
