@@ -1,0 +1,155 @@
+"""Anthropic backend: the official `anthropic` SDK (Messages API).
+
+Structured output is a forced tool call whose input schema is the answer's JSON schema; the tool's
+input is returned as the answer text (JSON), so every reviewer parses one way whatever the provider.
+The SDK's own retries are off: the critic's fallback chain and the gates' single retry are the only
+retry policy, so a call's worst case stays `timeout`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import anthropic
+import httpx2
+
+from agents.llm._base import (
+    ChatMessage,
+    LLMAnswer,
+    LLMBadResponse,
+    LLMError,
+    LLMResponseTooLarge,
+    LLMTimeout,
+    LLMUnavailable,
+)
+from agents.llm._transport import BodyTooLarge, capped_transport, find_cause
+
+_TOOL_NAME = "submit_answer"
+
+
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(self, *, api_key: str | None, base_url: str | None, max_response_bytes: int):
+        self._api_key = api_key or None
+        self._base_url = base_url or None
+        self._max_bytes = max_response_bytes
+
+    async def chat(
+        self,
+        model: str,
+        messages: Sequence[ChatMessage],
+        *,
+        json_schema: Mapping[str, Any] | None,
+        max_tokens: int,
+        temperature: float,
+        timeout: float,  # noqa: ASYNC109 (part of the interface; applied via asyncio.timeout)
+        images: Sequence[bytes] | None = None,
+    ) -> LLMAnswer:
+        where = f"anthropic/{model}"
+        if not self._api_key:
+            raise LLMUnavailable("no Anthropic API key (set ANTHROPIC_API_KEY)")
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+        turns: list[dict[str, Any]] = [
+            {"role": m["role"], "content": m["content"]} for m in messages if m["role"] != "system"
+        ]
+        if images:
+            last_user = max(i for i, m in enumerate(turns) if m["role"] == "user")
+            blocks: list[dict[str, Any]] = [_image_block(data) for data in images]
+            blocks.append({"type": "text", "text": turns[last_user]["content"]})
+            turns[last_user]["content"] = blocks
+        request: dict[str, Any] = {
+            "model": model,
+            "max_tokens": max_tokens,
+            "temperature": min(temperature, 1.0),  # Anthropic's range is 0-1
+            "messages": turns,
+        }
+        if system:
+            request["system"] = system
+        if json_schema:
+            request["tools"] = [
+                {
+                    "name": _TOOL_NAME,
+                    "description": "Submit the answer in the required structure.",
+                    "input_schema": dict(json_schema),
+                }
+            ]
+            request["tool_choice"] = {"type": "tool", "name": _TOOL_NAME}
+        started = time.perf_counter()
+        try:
+            async with (
+                asyncio.timeout(timeout),
+                httpx2.AsyncClient(
+                    transport=capped_transport(httpx2, self._max_bytes),
+                    timeout=httpx2.Timeout(timeout),
+                    follow_redirects=False,
+                    trust_env=False,
+                ) as http,
+            ):
+                client = anthropic.AsyncAnthropic(
+                    api_key=self._api_key,
+                    base_url=self._base_url,
+                    http_client=http,
+                    max_retries=0,
+                    timeout=timeout,
+                )
+                message = await client.messages.create(**request)
+        except LLMError:
+            raise
+        except Exception as exc:
+            raise _translate(exc, where, timeout, self._max_bytes) from exc
+        duration_ms = int((time.perf_counter() - started) * 1000)
+        text = ""
+        for block in message.content:
+            if block.type == "tool_use":
+                text = json.dumps(block.input)
+                break
+            if block.type == "text":
+                text += block.text
+        usage = message.usage
+        return LLMAnswer(
+            text=text,
+            tokens_in=usage.input_tokens or 0,
+            tokens_out=usage.output_tokens or 0,
+            duration_ms=duration_ms,
+            model=where,
+            stop_reason=message.stop_reason,
+        )
+
+    async def healthy(self) -> bool:
+        # No free health endpoint; an unusable key surfaces as an error on the call itself.
+        return self._api_key is not None
+
+    async def capabilities(self, model: str) -> frozenset[str] | None:
+        return None
+
+
+def _image_block(data: bytes) -> dict[str, Any]:
+    media_type = "image/png" if data.startswith(b"\x89PNG") else "image/jpeg"
+    return {
+        "type": "image",
+        "source": {
+            "type": "base64",
+            "media_type": media_type,
+            "data": base64.b64encode(data).decode(),
+        },
+    }
+
+
+def _translate(exc: BaseException, where: str, timeout: float, limit: int) -> LLMError:
+    if find_cause(exc, BodyTooLarge) is not None:
+        return LLMResponseTooLarge(f"{where} answered more than {limit} bytes")
+    if isinstance(exc, TimeoutError | anthropic.APITimeoutError) or find_cause(
+        exc, httpx2.TimeoutException
+    ):
+        return LLMTimeout(f"{where} did not answer within {timeout:g}s")
+    if isinstance(exc, anthropic.APIStatusError):
+        return LLMBadResponse(f"{where} failed: HTTP {exc.status_code}: {str(exc.message)[:200]}")
+    if isinstance(exc, anthropic.APIConnectionError):
+        return LLMUnavailable(f"Anthropic API is not reachable ({exc.message[:120]})")
+    return LLMBadResponse(f"{where} failed: {type(exc).__name__}: {str(exc)[:200]}")

@@ -1,0 +1,135 @@
+"""The provider interface every model backend implements, its answer record, its errors, and the
+one way model names are written down ("provider/model")."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, TypedDict
+
+
+class ChatMessage(TypedDict):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class LLMAnswer:
+    """What a model said, and what it cost in tokens and time."""
+
+    text: str
+    tokens_in: int
+    tokens_out: int
+    duration_ms: int
+    model: str  # "provider/model", as normalised by `model_ref`
+    # Why generation stopped, in the provider's words ("stop", "length", "max_tokens", ...).
+    stop_reason: str | None = None
+    # A reasoning trace the provider returned apart from the answer (Ollama's message.thinking).
+    thinking: str = ""
+
+    @property
+    def hit_token_limit(self) -> bool:
+        return self.stop_reason in {"length", "max_tokens"}
+
+
+class LLMError(Exception):
+    """A model call produced no answer. `reason` is short and safe to show in feedback."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class LLMUnavailable(LLMError):
+    """The provider cannot be reached or is not configured (no server, no API key)."""
+
+
+class LLMTimeout(LLMError):
+    """The call did not finish within its timeout."""
+
+
+class LLMResponseTooLarge(LLMError):
+    """The answer was larger than the configured byte limit; reading stopped at the limit."""
+
+
+class LLMBadResponse(LLMError):
+    """The provider answered with an HTTP error or something that is not its wire format."""
+
+
+class LLMProvider(Protocol):
+    """One model backend (Ollama, Anthropic). `model` is the provider's own name for the model,
+    without the "provider/" prefix."""
+
+    name: str
+
+    async def chat(
+        self,
+        model: str,
+        messages: Sequence[ChatMessage],
+        *,
+        json_schema: Mapping[str, Any] | None,
+        max_tokens: int,
+        temperature: float,
+        timeout: float,  # noqa: ASYNC109 (part of the interface; applied via asyncio.timeout)
+        images: Sequence[bytes] | None = None,
+    ) -> LLMAnswer:
+        """One completion. Raises only `LLMError` subclasses."""
+        ...
+
+    async def healthy(self) -> bool:
+        """Whether the backend answers at all (cheap; never raises)."""
+        ...
+
+    async def capabilities(self, model: str) -> frozenset[str] | None:
+        """What the model can do ("vision", "thinking", ...) when the backend says; else None."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ModelRef:
+    provider: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.provider}/{self.name}"
+
+
+KNOWN_PROVIDERS = ("ollama", "anthropic")
+
+
+def model_ref(spec: str) -> ModelRef:
+    """Parse "provider/model" into a normalised ModelRef.
+
+    A bare name means Ollama (the seed wrote "gemma3:27b"), except `claude-*`, which only Anthropic
+    serves. Ollama names without a tag get ":latest", as Ollama itself does, so that "gemma3" and
+    "ollama/gemma3:latest" compare equal (the critic must recognise the writer's model however the
+    writer spelled it).
+    """
+    text = spec.strip()
+    if not text:
+        raise ValueError("empty model name")
+    provider, sep, name = text.partition("/")
+    if not sep or provider.lower() not in (*KNOWN_PROVIDERS, "google", "openai"):
+        # No provider prefix (a "/" may still be part of an Ollama namespace: "library/gemma3").
+        provider, name = ("anthropic" if text.lower().startswith("claude") else "ollama"), text
+    provider = provider.lower()
+    name = name.strip()
+    if not name:
+        raise ValueError(f"model {spec!r} has no name after the provider")
+    if provider == "ollama":
+        name = name.lower()
+        last = name.rsplit("/", 1)[-1]
+        if ":" not in last:
+            name += ":latest"
+    return ModelRef(provider, name)
+
+
+def same_model(a: str | None, b: str | None) -> bool:
+    """Whether two model specs name the same model (after normalisation); False if either is
+    empty or unparseable."""
+    if not a or not b:
+        return False
+    try:
+        return model_ref(a) == model_ref(b)
+    except ValueError:
+        return False

@@ -1,0 +1,136 @@
+"""The router reviewers call: "provider/model" in, the right backend out, with health checks
+shared by every reviewer of a draft.
+
+Four LLM reviewers start together on each draft; when Ollama is down they must not each wait out
+the health timeout. Health results are cached for `llm_health_cache_seconds`, and concurrent checks
+of the same backend share one request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agents.llm._anthropic import AnthropicProvider
+from agents.llm._base import (
+    ChatMessage,
+    LLMAnswer,
+    LLMProvider,
+    LLMUnavailable,
+    ModelRef,
+    model_ref,
+)
+from agents.llm._ollama import OllamaProvider
+from agents.settings import Settings
+
+
+class LLMRouter:
+    def __init__(
+        self, providers: Mapping[str, LLMProvider], *, health_cache_seconds: float = 10.0
+    ) -> None:
+        self.providers = dict(providers)
+        self._ttl = health_cache_seconds
+        self._health: dict[str, tuple[float, bool]] = {}
+        self._checks: dict[str, asyncio.Task[bool]] = {}
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, *, anthropic_api_key: str | None = None
+    ) -> LLMRouter:
+        """Backends as settings describe them. The Anthropic key comes from `anthropic_api_key`,
+        else the ANTHROPIC_API_KEY environment variable (secrets stay out of app_settings)."""
+        limit = settings.llm_max_response_bytes
+        return cls(
+            {
+                "ollama": OllamaProvider(
+                    settings.ollama_base_url,
+                    max_response_bytes=limit,
+                    health_timeout=settings.ollama_health_timeout_seconds,
+                ),
+                "anthropic": AnthropicProvider(
+                    api_key=anthropic_api_key or os.environ.get("ANTHROPIC_API_KEY"),
+                    base_url=settings.anthropic_base_url or None,
+                    max_response_bytes=limit,
+                ),
+            },
+            health_cache_seconds=settings.llm_health_cache_seconds,
+        )
+
+    def resolve(self, model: str | ModelRef) -> tuple[LLMProvider, ModelRef]:
+        ref = model if isinstance(model, ModelRef) else model_ref(model)
+        provider = self.providers.get(ref.provider)
+        if provider is None:
+            raise LLMUnavailable(f"no {ref.provider} provider is configured for {ref}")
+        return provider, ref
+
+    async def chat(
+        self,
+        model: str | ModelRef,
+        messages: Sequence[ChatMessage],
+        *,
+        json_schema: Mapping[str, Any] | None,
+        max_tokens: int,
+        temperature: float,
+        timeout: float,  # noqa: ASYNC109 (part of the interface; applied via asyncio.timeout)
+        images: Sequence[bytes] | None = None,
+    ) -> LLMAnswer:
+        provider, ref = self.resolve(model)
+        return await provider.chat(
+            ref.name,
+            messages,
+            json_schema=json_schema,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            timeout=timeout,
+            images=images,
+        )
+
+    async def healthy(self, model: str | ModelRef) -> bool:
+        """Whether the backend serving `model` answers (cached briefly, checks shared)."""
+        try:
+            provider, ref = self.resolve(model)
+        except (LLMUnavailable, ValueError):
+            return False
+        key = ref.provider
+        cached = self._health.get(key)
+        now = time.monotonic()
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        task = self._checks.get(key)
+        if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
+            task = asyncio.ensure_future(provider.healthy())
+            self._checks[key] = task
+        # Shielded: one caller being cancelled must not cancel the check the others wait on.
+        ok = await asyncio.shield(task)
+        self._health[key] = (time.monotonic() + self._ttl, ok)
+        return ok
+
+    async def capabilities(self, model: str | ModelRef) -> frozenset[str] | None:
+        try:
+            provider, ref = self.resolve(model)
+        except (LLMUnavailable, ValueError):
+            return None
+        return await provider.capabilities(ref.name)
+
+
+_DEFAULT_ROUTERS: dict[tuple[Any, ...], LLMRouter] = {}
+
+
+def default_router(settings: Settings) -> LLMRouter:
+    """The router for `Deps.llm is None`, shared per configuration so health caching works across
+    reviewers that each build their deps."""
+    key = (
+        settings.ollama_base_url,
+        settings.anthropic_base_url,
+        settings.llm_max_response_bytes,
+        settings.ollama_health_timeout_seconds,
+        settings.llm_health_cache_seconds,
+        os.environ.get("ANTHROPIC_API_KEY"),
+    )
+    router = _DEFAULT_ROUTERS.get(key)
+    if router is None:
+        router = _DEFAULT_ROUTERS[key] = LLMRouter.from_settings(settings)
+    return router
