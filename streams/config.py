@@ -34,8 +34,8 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class StreamConfig:
     # --- broker -----------------------------------------------------------------------------
-    bootstrap_servers: str = "127.0.0.1:9092"
-    """Comma-separated host:port list of Kafka brokers."""
+    bootstrap_servers: str = "127.0.0.1:19092"
+    """Comma-separated host:port list of Kafka brokers (default: the dev stack's broker)."""
     app_prefix: str = "multiqa"
     """Prefix of every Faust app id, hence of consumer group ids and changelog topic names."""
 

@@ -1,0 +1,112 @@
+"""multiqa's topics: declared on each Faust app, created on the broker before any worker starts.
+
+Every topic is keyed by draft_id and has `StreamConfig.partitions` partitions, so a draft's events
+(draft, reviews, decision) sit on the same partition number of every topic and Faust's assignor
+hands them to the same worker of a role (it co-partitions topics with equal partition counts).
+That is what lets the aggregator keep one draft's state in one table partition.
+
+Values travel as raw bytes and are decoded explicitly with the one codec (`schemas`), so an event
+that fails to decode is dead-lettered with its topic/partition/offset instead of crashing an agent
+inside Faust's deserializer.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import faust
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import TopicAlreadyExistsError, for_code
+
+from streams.config import StreamConfig
+
+log = logging.getLogger("multiqa.streams")
+
+
+class TopicSetupError(RuntimeError):
+    """A topic exists with the wrong partition count, or could not be created."""
+
+
+@dataclass(frozen=True)
+class Topics:
+    """The four public topics as Faust topics of one app (each app declares its own)."""
+
+    drafts: faust.TopicT
+    reviews: faust.TopicT
+    decisions: faust.TopicT
+    dead_letters: faust.TopicT
+
+
+def declare(app: faust.App, config: StreamConfig) -> Topics:
+    """Declare the public topics on `app`: raw bytes in and out, configured partitions."""
+
+    def topic(name: str) -> faust.TopicT:
+        return app.topic(
+            name,
+            key_type=bytes,
+            value_type=bytes,
+            key_serializer="raw",
+            value_serializer="raw",
+            partitions=config.partitions,
+            replicas=config.replication_factor,
+        )
+
+    return Topics(
+        drafts=topic(config.drafts_topic),
+        reviews=topic(config.reviews_topic),
+        decisions=topic(config.decisions_topic),
+        dead_letters=topic(config.dead_letters_topic),
+    )
+
+
+async def ensure_topics(config: StreamConfig, *, request_timeout: float = 30.0) -> list[str]:
+    """Create the public topics with the configured partitions; return the names created.
+
+    Existing topics are kept, but one with another partition count is an error: Faust would stop
+    with PartitionsMismatch later (the aggregator's changelog must match its source topics), and
+    keys would no longer land on matching partitions across topics.
+    """
+    names = list(config.topic_names())
+    admin = AIOKafkaAdminClient(
+        bootstrap_servers=config.bootstrap_servers,
+        request_timeout_ms=int(request_timeout * 1000),
+    )
+    await admin.start()
+    try:
+        response = await admin.create_topics(
+            [NewTopic(n, config.partitions, config.replication_factor) for n in names],
+            timeout_ms=int(request_timeout * 1000),
+        )
+        created: list[str] = []
+        for error in response.topic_errors:
+            # (name, error_code[, error_message]) depending on the protocol version.
+            name, code = error[0], error[1]
+            if code == 0:
+                created.append(name)
+            elif code != TopicAlreadyExistsError.errno:
+                raise TopicSetupError(
+                    f"could not create topic {name!r}: {for_code(code).__name__} {error[2:]}"
+                )
+        counts = await partition_counts(admin, names)
+        wrong = {n: c for n, c in counts.items() if c != config.partitions}
+        if wrong:
+            raise TopicSetupError(
+                f"topics exist with a partition count other than MULTIQA_PARTITIONS="
+                f"{config.partitions}: {wrong}; recreate them or set MULTIQA_PARTITIONS to match"
+            )
+        if created:
+            log.info("created topics %s with %d partitions", created, config.partitions)
+        return created
+    finally:
+        await admin.close()
+
+
+async def partition_counts(admin: AIOKafkaAdminClient, names: list[str]) -> dict[str, int]:
+    described: list[Any] = await admin.describe_topics(names)
+    counts: dict[str, int] = {}
+    for topic in described:
+        # aiokafka answers a metadata response as dicts: {"topic", "error_code", "partitions"}.
+        counts[str(topic["topic"])] = len(topic["partitions"])
+    return counts

@@ -1,0 +1,152 @@
+"""Trace context across the fan-out, carried in Kafka headers as W3C `traceparent`.
+
+    multiqa.submit            (the writer, or `multiqa submit`)   -> qa.drafts headers
+      ├── multiqa.review <r>  (child, one per reviewer)           -> qa.reviews headers
+      └── multiqa.decide      (child of the submission,           -> qa.decisions headers
+                               LINKED to every reviewer span it used)
+
+The decision span cannot be the child of several reviewer spans, so it links them (OpenTelemetry
+links are for exactly this fan-in). The aggregator keeps each reviewer's traceparent in its table
+entry, so the links survive a restart.
+
+Only the OpenTelemetry API is used on the hot path: with no SDK configured every span is a no-op.
+`configure()` installs an SDK provider (an OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set,
+or any exporter passed in, e.g. the in-memory one in tests).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Link, SpanContext, SpanKind
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+from schemas.records import DraftSubmitted
+
+log = logging.getLogger("multiqa.streams")
+
+TRACER_NAME = "multiqa.streams"
+TRACEPARENT = "traceparent"
+TRACESTATE = "tracestate"
+
+HeadersArg = Mapping[str, bytes] | Sequence[tuple[str, bytes]] | None
+KafkaHeaders = list[tuple[str, bytes]]
+
+_PROPAGATOR = TraceContextTextMapPropagator()
+
+
+def tracer() -> trace.Tracer:
+    return trace.get_tracer(TRACER_NAME)
+
+
+def _as_text_carrier(headers: HeadersArg) -> dict[str, str]:
+    if not headers:
+        return {}
+    items: Iterable[tuple[str, Any]] = headers.items() if isinstance(headers, Mapping) else headers
+    carrier: dict[str, str] = {}
+    for key, value in items:
+        name = key.decode("latin-1") if isinstance(key, bytes) else str(key)
+        if name.lower() not in (TRACEPARENT, TRACESTATE) or value is None:
+            continue
+        carrier[name.lower()] = (
+            value.decode("latin-1") if isinstance(value, bytes | bytearray) else str(value)
+        )
+    return carrier
+
+
+def extract(headers: HeadersArg) -> otel_context.Context:
+    """The trace context carried by Kafka headers (an empty context when absent or malformed:
+    a bad traceparent starts a new trace, it never fails the event)."""
+    return _PROPAGATOR.extract(_as_text_carrier(headers))
+
+
+def inject(ctx: otel_context.Context | None = None) -> KafkaHeaders:
+    """Kafka headers carrying `ctx` (default: the current span)."""
+    carrier: dict[str, str] = {}
+    _PROPAGATOR.inject(carrier, context=ctx)
+    return [(k, v.encode("latin-1")) for k, v in carrier.items()]
+
+
+def traceparent_of(headers: HeadersArg) -> str | None:
+    """The traceparent header as text, if present and valid."""
+    span_context = trace.get_current_span(extract(headers)).get_span_context()
+    return current_traceparent_for(span_context)
+
+
+def current_traceparent() -> str | None:
+    """The current span's traceparent, or None when no span is recording/valid."""
+    return current_traceparent_for(trace.get_current_span().get_span_context())
+
+
+def current_traceparent_for(span_context: SpanContext) -> str | None:
+    if not span_context.is_valid:
+        return None
+    carrier: dict[str, str] = {}
+    _PROPAGATOR.inject(
+        carrier, context=trace.set_span_in_context(trace.NonRecordingSpan(span_context))
+    )
+    return carrier.get(TRACEPARENT)
+
+
+def context_from_traceparent(traceparent: str | None) -> otel_context.Context:
+    return _PROPAGATOR.extract({TRACEPARENT: traceparent} if traceparent else {})
+
+
+def link_from_traceparent(traceparent: str | None) -> Link | None:
+    span_context = trace.get_current_span(context_from_traceparent(traceparent)).get_span_context()
+    return Link(span_context) if span_context.is_valid else None
+
+
+def draft_attributes(draft_id: str, version: int) -> dict[str, Any]:
+    return {"multiqa.draft_id": draft_id, "multiqa.version": version}
+
+
+@contextmanager
+def submission_span(draft: DraftSubmitted) -> Iterator[KafkaHeaders]:
+    """Open the root span of a draft's review; yields the headers to publish the draft with."""
+    with tracer().start_as_current_span(
+        "multiqa.submit",
+        kind=SpanKind.PRODUCER,
+        attributes=draft_attributes(draft.draft_id, draft.version),
+    ):
+        yield inject()
+
+
+def configure(service_name: str = "multiqa", exporter: Any = None) -> bool:
+    """Install an SDK tracer provider once per process. Returns True when spans are exported.
+
+    `exporter`: any SpanExporter (spans are exported as they end). Without one, an OTLP exporter
+    is used when OTEL_EXPORTER_OTLP_ENDPOINT is set and `opentelemetry-exporter-otlp` is installed;
+    otherwise tracing stays a no-op.
+    """
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+
+    processor: Any
+    if exporter is not None:
+        processor = SimpleSpanProcessor(exporter)
+    elif os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        try:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        except ImportError:
+            log.warning(
+                "OTEL_EXPORTER_OTLP_ENDPOINT is set but opentelemetry-exporter-otlp "
+                "is not installed (pip install 'multiqa[otlp]'); tracing is off"
+            )
+            return False
+        processor = BatchSpanProcessor(OTLPSpanExporter())
+    else:
+        return False
+    provider = trace.get_tracer_provider()
+    if not hasattr(provider, "add_span_processor"):
+        provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+        trace.set_tracer_provider(provider)
+    provider.add_span_processor(processor)
+    return True

@@ -1,0 +1,47 @@
+from opentelemetry import trace
+
+from schemas import DraftSubmitted
+from streams import tracing
+
+
+def test_submission_headers_carry_the_submission_span(spans):
+    draft = DraftSubmitted("d-1", 2, "Title", "Body")
+    with tracing.submission_span(draft) as headers:
+        current = trace.get_current_span().get_span_context()
+    (name, value), *_ = headers
+    assert name == "traceparent"
+    assert value.decode().startswith(f"00-{current.trace_id:032x}-{current.span_id:016x}-")
+    (span,) = spans.get_finished_spans()
+    assert span.name == "multiqa.submit"
+    assert span.attributes["multiqa.draft_id"] == "d-1"
+    assert span.attributes["multiqa.version"] == 2
+
+
+def test_context_round_trips_through_headers_as_dict_or_pairs(spans):
+    with tracing.tracer().start_as_current_span("parent"):
+        headers = tracing.inject()
+        expected = tracing.current_traceparent()
+    assert tracing.traceparent_of(headers) == expected
+    assert tracing.traceparent_of(dict(headers)) == expected
+    assert tracing.traceparent_of([(b"traceparent", expected.encode())]) == expected
+
+
+def test_child_of_extracted_context_and_link_from_stored_traceparent(spans):
+    with tracing.tracer().start_as_current_span("submit"):
+        draft_headers = tracing.inject()
+    with tracing.tracer().start_as_current_span("review", context=tracing.extract(draft_headers)):
+        review_tp = tracing.current_traceparent()
+    link = tracing.link_from_traceparent(review_tp)
+    assert link is not None
+    submit, review = spans.get_finished_spans()
+    assert review.parent.span_id == submit.context.span_id
+    assert link.context.span_id == review.context.span_id
+
+
+def test_missing_or_malformed_traceparent_starts_a_new_trace(spans):
+    for headers in (None, [], {"traceparent": b"garbage"}, [("traceparent", b"00-zz-zz-01")]):
+        assert tracing.traceparent_of(headers) is None
+        with tracing.tracer().start_as_current_span("x", context=tracing.extract(headers)) as s:
+            assert s.get_span_context().is_valid
+    assert tracing.link_from_traceparent(None) is None
+    assert tracing.link_from_traceparent("nonsense") is None
