@@ -107,12 +107,15 @@ class Codec:
         pins = dict(versions or {})
         for name, cls in RECORD_TYPES.items():
             candidates = [s for s in schemas if s.record == name]
-            if name in pins:
-                candidates = [s for s in candidates if s.version == pins.pop(name)]
+            # The current schema must match the Python record exactly; a pinned older one may
+            # lack fields Python has (with defaults): an old reader just does not see them.
+            exact = name not in pins
+            if not exact:
+                wanted = pins.pop(name)
+                candidates = [s for s in candidates if s.version == wanted]
             if not candidates:
                 raise ValueError(f"no schema file for {name} in {schema_dir}")
             current = candidates[-1]
-            exact = current.version == max(s.version or 0 for s in schemas if s.record == name)
             self._sides[name] = _Side(current, _plan(cls, current, exact=exact))
         if pins:
             raise ValueError(f"unknown records in versions: {sorted(pins)}")
@@ -135,7 +138,13 @@ class Codec:
         validate(record, self.limits)
         out = io.BytesIO()
         out.write(self._header(side))
-        schemaless_writer(out, side.schema.parsed, datum)
+        try:
+            schemaless_writer(out, side.schema.parsed, datum)
+        except Exception as exc:  # the type checks pass it, so: text that is not valid Unicode
+            raise InvalidRecordError(
+                f"cannot be written as Avro: {type(exc).__name__}: {str(exc)[:200]}",
+                field=_unencodable(datum),
+            ) from None
         data = out.getvalue()
         if len(data) > self.limits.max_payload_bytes:
             raise OversizeError(
@@ -299,6 +308,26 @@ class Codec:
         return record
 
 
+def _unencodable(datum: Any, path: str = "") -> str | None:
+    """The path of the first string UTF-8 cannot encode (a lone surrogate), if any."""
+    if isinstance(datum, str):
+        try:
+            datum.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or None
+    elif isinstance(datum, dict):
+        for key, value in datum.items():
+            found = _unencodable(value, f"{path}.{key}" if path else key)
+            if found:
+                return found
+    elif isinstance(datum, list):
+        for i, value in enumerate(datum):
+            found = _unencodable(value, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
 # --- locating body errors ---------------------------------------------------------------------
 
 
@@ -309,6 +338,19 @@ def _read_prefix(data: bytes | bytearray | memoryview, start: int, writer: Schem
     if n:
         schemaless_reader(buffer, writer.prefix(n), None)
     return buffer.tell()
+
+
+def _prefix_failure(
+    data: bytes | bytearray | memoryview, start: int, writer: Schema, n: int
+) -> tuple[Exception, int] | None:
+    """Why the first `n` fields cannot be read, and where reading stopped; None if they can."""
+    buffer = io.BytesIO(data)
+    buffer.seek(start)
+    try:
+        schemaless_reader(buffer, writer.prefix(n), None)
+    except Exception as exc:
+        return exc, buffer.tell()
+    return None
 
 
 def _field_offset(
@@ -333,15 +375,8 @@ def _body_error(
     """Name the first top-level field that cannot be read. Reading a prefix of the fields
     succeeds exactly when every field in it is sound, so a binary search finds the bad one."""
     names = writer.field_names
-
-    def failure(n: int) -> Exception | None:
-        try:
-            _read_prefix(data, start, writer, n)
-        except Exception as err:
-            return err
-        return None
-
-    if failure(len(names)) is None:  # every field reads: the writer does not resolve
+    if _prefix_failure(data, start, writer, len(names)) is None:
+        # Every field reads with the writer schema: it does not resolve against the reader's.
         return CorruptBodyError(
             f"{writer.record} from {writer.source} does not resolve against the reader schema: "
             f"{type(exc).__name__}: {exc}",
@@ -350,14 +385,16 @@ def _body_error(
     lo, hi = 1, len(names)  # prefix(hi) fails; prefix(lo - 1) reads
     while lo < hi:
         mid = (lo + hi) // 2
-        if failure(mid) is None:
+        if _prefix_failure(data, start, writer, mid) is None:
             lo = mid + 1
         else:
             hi = mid
     field = names[lo - 1]
     field_start = _read_prefix(data, start, writer, lo - 1)
-    cause = failure(lo) or exc
-    if isinstance(cause, EOFError):
+    cause, stopped_at = _prefix_failure(data, start, writer, lo) or (exc, len(data))
+    # fastavro signals running out of bytes with EOFError, or with an IndexError when a varint
+    # is cut short at the very end.
+    if isinstance(cause, EOFError) or (isinstance(cause, IndexError) and stopped_at >= len(data)):
         return TruncatedError(
             f"payload ends inside field {field!r}, which starts at byte {field_start}",
             offset=len(data),

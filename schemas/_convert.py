@@ -140,9 +140,13 @@ class Plan:
         if mode == "decode":
             return lambda v: tuple(item(x) for x in v)
 
+        # Records hold tuples (immutable, and what decoding returns: a list would not compare
+        # equal after a round trip); dict input (JSON) has lists.
+        accepted = tuple if mode == "encode" else (tuple, list)
+
         def conv(v: Any) -> Any:
-            if isinstance(v, (str, bytes)) or not isinstance(v, (tuple, list)):
-                raise FieldError(f"expected a sequence, got {type(v).__name__}")
+            if not isinstance(v, accepted):
+                raise FieldError(f"expected a tuple, got {type(v).__name__}")
             out = []
             for i, x in enumerate(v):
                 try:

@@ -1,0 +1,126 @@
+"""Evolution: released schemas never change, new versions are compatible both ways, and the codec
+resolves any known writer schema against the reader's — proven with ReviewerResult v1 and v2."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import itertools
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from event_strategies import AVRO_DIR, load_avsc
+from fastavro import parse_schema, schemaless_reader
+
+from schemas import Codec, Provider, ReviewerResult, UnknownSchemaError, decode, encode
+from schemas._schemas import load_dir
+
+V1 = Codec(versions={"ReviewerResult": 1})  # a service built before v2 (with v2's file shipped)
+
+
+def test_released_schema_files_are_pinned_and_unchanged() -> None:
+    released = json.loads((AVRO_DIR / "RELEASED.json").read_text("utf-8"))
+    released.pop("_doc")
+    on_disk = {f"{s.record}.v{s.version}.avsc": s.fingerprint.hex() for s in load_dir()}
+    # A new file must be added to RELEASED.json on purpose; a released one may only change docs.
+    assert on_disk == released
+
+
+def test_every_version_is_fully_compatible_with_the_previous_one() -> None:
+    by_record: dict[str, list[Any]] = {}
+    for schema in load_dir():
+        by_record.setdefault(schema.record, []).append(schema)
+    assert [s.version for s in by_record["ReviewerResult"]] == [1, 2]
+    for versions in by_record.values():
+        for old, new in itertools.pairwise(versions):
+            old_fields = {f["name"]: f for f in old.raw["fields"]}
+            new_fields = {f["name"]: f for f in new.raw["fields"]}
+            for name in new_fields.keys() - old_fields.keys():
+                assert "default" in new_fields[name], f"{new.source}: added {name} needs a default"
+            for name in old_fields.keys() - new_fields.keys():
+                assert "default" in old_fields[name], f"{new.source}: removed {name} had none"
+
+
+def test_new_reader_reads_an_old_writers_event(result: ReviewerResult) -> None:
+    old_bytes = V1.encode(result)
+    v1 = next(s for s in load_dir() if s.record == "ReviewerResult" and s.version == 1)
+    assert old_bytes[2:10] == v1.fingerprint  # really written with v1
+    decoded = decode(old_bytes, ReviewerResult)
+    # The field v1 did not have takes its default; everything else is exact.
+    assert decoded.settings_version == ""
+    assert decoded == dataclasses.replace(result, settings_version="")
+
+
+def test_old_reader_reads_a_new_writers_event(result: ReviewerResult) -> None:
+    new_bytes = encode(result)
+    assert result.settings_version == "s-5f1c"
+    decoded = V1.decode(new_bytes, ReviewerResult)
+    # The v1 reader does not see the new field; nothing else is lost.
+    assert decoded == dataclasses.replace(result, settings_version="")
+
+
+def test_old_reader_with_only_plain_fastavro_and_the_v1_file(result: ReviewerResult) -> None:
+    # A consumer in another service: fastavro, the v1 file it was built with, and the writer
+    # schema looked up by the fingerprint in the header.
+    new_bytes = encode(result)
+    writer = {s.fingerprint: s for s in load_dir()}[new_bytes[2:10]]
+    old_reader = parse_schema(load_avsc("ReviewerResult.v1.avsc"), named_schemas={})
+    datum = schemaless_reader(io.BytesIO(new_bytes[10:]), writer.parsed, old_reader)
+    assert "settings_version" not in datum
+    assert datum["score"] == 82.5 and datum["findings"][0]["code"] == "unsourced_statistic"
+
+
+def test_a_reader_without_the_new_file_refuses_with_unknown_schema(
+    tmp_path: Path, result: ReviewerResult
+) -> None:
+    for schema in load_dir():
+        if schema.version == 1:
+            shutil.copy(schema.source, tmp_path)
+    old_service = Codec(schema_dir=tmp_path, versions={"ReviewerResult": 1})
+    with pytest.raises(UnknownSchemaError) as caught:
+        old_service.decode(encode(result))
+    assert caught.value.offset == 2  # where the fingerprint is
+    # (With a schema registry configured, such a reader fetches the writer schema by id:
+    # test_schema_registry.py.)
+
+
+def test_an_unknown_future_enum_symbol_reads_as_the_enum_default(tmp_path: Path) -> None:
+    for schema in load_dir():
+        shutil.copy(schema.source, tmp_path)
+    v3 = load_avsc("ReviewerResult.v2.avsc")
+    provider = next(f for f in v3["fields"] if f["name"] == "provider")
+    provider["type"]["symbols"].append("google")
+    (tmp_path / "ReviewerResult.v3.avsc").write_text(json.dumps(v3))
+    datum = {
+        "reviewer": "critic",
+        "approved": True,
+        "score": 90.0,
+        "feedback": "ok",
+        "provider": "google",
+        "status": "ok",
+        "findings": [],
+        "veto": None,
+        "cost": {},
+        "draft_id": "d",
+        "version": 1,
+        "produced_at": 0,
+        "settings_version": "",
+    }
+    v3_schema = {s.version: s for s in load_dir(tmp_path) if s.record == "ReviewerResult"}[3]
+    payload = b"\xc3\x01" + v3_schema.fingerprint + _v3_body(v3, datum)
+    # A service of today (reading v2) gets an event from a future writer (v3, a new provider).
+    today = Codec(schema_dir=tmp_path, versions={"ReviewerResult": 2})
+    decoded = today.decode(payload, ReviewerResult)
+    assert decoded.provider is Provider.UNKNOWN
+    assert decoded.score == 90.0
+
+
+def _v3_body(v3: dict[str, Any], datum: dict[str, Any]) -> bytes:
+    from fastavro import schemaless_writer
+
+    out = io.BytesIO()
+    schemaless_writer(out, parse_schema(v3, named_schemas={}), datum)
+    return out.getvalue()
