@@ -185,8 +185,8 @@ class GuardedClient:
     async def _probe(self, method: str, url: str) -> tuple[int, str]:
         response = await self._send_following(method, url)
         try:
-            if method == "GET":
-                await _read_at_most(response, self.probe_bytes)
+            # Reading the (empty, for HEAD) end of the message lets the connection be reused.
+            await _read_at_most(response, self.probe_bytes)
             return response.status_code, str(response.url)
         finally:
             await response.aclose()
@@ -201,6 +201,7 @@ class GuardedClient:
             location = response.headers.get("location")
             if response.status_code not in _REDIRECT_STATUSES or not location:
                 return response
+            await _read_at_most(response, self.probe_bytes)
             await response.aclose()
             if hop == self.max_redirects:
                 raise FetchError(

@@ -131,10 +131,12 @@ def address_refusal(ip: IPAddress) -> str | None:
         return "multicast address"
     if isinstance(ip, ipaddress.IPv4Address) and ip in _SHARED_SPACE:
         return "shared address space (CGNAT)"
+    if ip.is_reserved:
+        return "reserved address"
     if ip.is_private:
         return "private address"
-    if ip.is_reserved or not ip.is_global:
-        return "reserved or non-global address"
+    if not ip.is_global:
+        return "non-global address"
     return None
 
 
