@@ -170,6 +170,11 @@ class StreamConfig:
     def sinks_group_id(self) -> str:
         return self.group_id("sinks")
 
+    @property
+    def deadlines_topic(self) -> str:
+        """The aggregator's own topic of deadline nudges from its timer (see streams.aggregator)."""
+        return f"{self.aggregator_group_id}-deadlines"
+
     def deployed_reviewers(self) -> tuple[str, ...] | None:
         """The `reviewers` roster as names, or None for "every registered reviewer"."""
         names = tuple(n.strip() for n in self.reviewers.split(",") if n.strip())

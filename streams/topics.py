@@ -5,13 +5,14 @@ Every topic is keyed by draft_id and has `StreamConfig.partitions` partitions, s
 hands them to the same worker of a role (it co-partitions topics with equal partition counts).
 That is what lets the aggregator keep one draft's state in one table partition.
 
-Values travel as raw bytes and are decoded explicitly with the one codec (`schemas`), so an event
-that fails to decode is dead-lettered with its topic/partition/offset instead of crashing an agent
-inside Faust's deserializer.
+Values are decoded by `streams.serde.EventSchema` (the one codec): agents receive typed records,
+or an `Undecodable` carrying the CodecError and the raw bytes, which they dead-letter with its
+topic/partition/offset instead of crashing inside Faust's deserializer.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -20,9 +21,14 @@ import faust
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError, for_code
 
+from schemas import DeadLetter, DraftSubmitted, QADecision, ReviewerResult
 from streams.config import StreamConfig
+from streams.serde import EventSchema
 
 log = logging.getLogger("multiqa.streams")
+
+
+DEADLINES_RETENTION_MS = 3_600_000
 
 
 class TopicSetupError(RuntimeError):
@@ -40,45 +46,52 @@ class Topics:
 
 
 def declare(app: faust.App, config: StreamConfig) -> Topics:
-    """Declare the public topics on `app`: raw bytes in and out, configured partitions."""
+    """Declare the public topics on `app`, each decoding to its record type."""
 
-    def topic(name: str) -> faust.TopicT:
+    def topic(name: str, record: type[Any]) -> faust.TopicT:
         return app.topic(
             name,
-            key_type=bytes,
-            value_type=bytes,
-            key_serializer="raw",
-            value_serializer="raw",
+            schema=EventSchema(record),
             partitions=config.partitions,
             replicas=config.replication_factor,
         )
 
     return Topics(
-        drafts=topic(config.drafts_topic),
-        reviews=topic(config.reviews_topic),
-        decisions=topic(config.decisions_topic),
-        dead_letters=topic(config.dead_letters_topic),
+        drafts=topic(config.drafts_topic, DraftSubmitted),
+        reviews=topic(config.reviews_topic, ReviewerResult),
+        decisions=topic(config.decisions_topic, QADecision),
+        dead_letters=topic(config.dead_letters_topic, DeadLetter),
     )
 
 
 async def ensure_topics(config: StreamConfig, *, request_timeout: float = 30.0) -> list[str]:
-    """Create the public topics with the configured partitions; return the names created.
+    """Create the public topics (and the aggregator's deadlines topic) with the configured
+    partitions; return the names created.
 
     Existing topics are kept, but one with another partition count is an error: Faust would stop
     with PartitionsMismatch later (the aggregator's changelog must match its source topics), and
     keys would no longer land on matching partitions across topics.
     """
-    names = list(config.topic_names())
+    names = [*config.topic_names(), config.deadlines_topic]
     admin = AIOKafkaAdminClient(
         bootstrap_servers=config.bootstrap_servers,
         request_timeout_ms=int(request_timeout * 1000),
     )
     await admin.start()
     try:
-        response = await admin.create_topics(
-            [NewTopic(n, config.partitions, config.replication_factor) for n in names],
-            timeout_ms=int(request_timeout * 1000),
+        new_topics = [
+            NewTopic(n, config.partitions, config.replication_factor) for n in config.topic_names()
+        ]
+        # Deadline nudges are worthless after a few minutes (the timer re-sends while due).
+        new_topics.append(
+            NewTopic(
+                config.deadlines_topic,
+                config.partitions,
+                config.replication_factor,
+                topic_configs={"retention.ms": str(DEADLINES_RETENTION_MS)},
+            )
         )
+        response = await admin.create_topics(new_topics, timeout_ms=int(request_timeout * 1000))
         created: list[str] = []
         for error in response.topic_errors:
             # (name, error_code[, error_message]) depending on the protocol version.
@@ -90,6 +103,12 @@ async def ensure_topics(config: StreamConfig, *, request_timeout: float = 30.0) 
                     f"could not create topic {name!r}: {for_code(code).__name__} {error[2:]}"
                 )
         counts = await partition_counts(admin, names)
+        # Just-created topics show up in metadata with no partitions for a moment.
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + request_timeout
+        while any(counts.get(n, 0) == 0 for n in names) and loop.time() < give_up:
+            await asyncio.sleep(0.1)
+            counts = await partition_counts(admin, names)
         wrong = {n: c for n, c in counts.items() if c != config.partitions}
         if wrong:
             raise TopicSetupError(

@@ -1,0 +1,441 @@
+"""The aggregator: joins each draft version's reviewer results in a changelog-backed table and
+publishes exactly one decision per draft version. Scoring is `agents.aggregate`'s, never here.
+
+One agent reads qa.drafts, qa.reviews and the aggregator's own deadlines topic as one stream, so a
+table entry is only ever changed by one event at a time. The entry (key "<draft_id>:<version>",
+a JSON dict) holds the reviewers expected (enabled and deployed, under the settings in force when
+the draft arrived, which are kept in the entry too), the results so far, the deadline, and, once
+decided, the decision itself.
+
+When to decide:
+- every expected reviewer has answered;
+- `is_settled` says no pending answer can change the outcome (a validator short-circuit, or the
+  threshold out of reach: early reject);
+- the deadline passed. A wall-clock timer (`aggregator_tick_seconds`) scans the table and sends a
+  nudge for each overdue entry to the deadlines topic, on the entry's partition; the agent then
+  decides with `timed_out` and the missing reviewers named. Faust allows table writes only while
+  processing an event of the right partition, which is why the timer does not decide itself.
+
+Exactly one decision per version, crash or not:
+1. the decision is built (deterministic id: uuid5 of draft id and version) and written into the
+   entry; the agent waits until the changelog has it;
+2. only then is it published to qa.decisions (and the agent waits for the broker);
+3. the entry is marked published.
+A crash before 1 completes leaves no trace: the unacked input is replayed and decides again. A
+crash between 1 and 3 leaves a decided, unpublished entry in the changelog; after recovery the
+timer finds it and publishes the stored decision again, byte for byte the same. So qa.decisions
+may carry a decision twice (at least once), never two different decisions for one version;
+consumers de-duplicate on decision_id (the qa_decisions upsert does).
+Duplicate results are ignored; results after the decision are recorded in the entry as late and
+change nothing; a new version of a draft is a new key, a new review.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import dataclasses
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import faust
+from faust.types import EventT
+from faust.types.tuples import Message
+from opentelemetry.trace import SpanKind
+
+from agents.aggregate import build_decision, is_settled
+from agents.base import ReviewerSpec
+from agents.settings import Settings
+from schemas import (
+    DraftSubmitted,
+    QADecision,
+    ReviewerResult,
+    WrongRecordTypeError,
+    decode,
+    encode,
+    utc_now,
+)
+from streams import tracing
+from streams.config import StreamConfig
+from streams.deadletter import DeadLetters
+from streams.serde import EventSchema, Undecodable
+from streams.topics import Topics
+
+log = logging.getLogger("multiqa.streams")
+
+TABLE_NAME = "drafts"
+
+
+def table_key(draft_id: str, version: int) -> str:
+    return f"{draft_id}:{version}"
+
+
+def settings_to_mapping(settings: Settings) -> dict[str, Any]:
+    """Settings as plain values that `Settings.from_mapping` reads back to equal settings."""
+    values = {
+        f.name: getattr(settings, f.name) for f in dataclasses.fields(settings) if f.name != "extra"
+    }
+    values.update(settings.extra)
+    return values
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.b64decode(text.encode("ascii"))
+
+
+@dataclass
+class Entry:
+    """One draft version's aggregation state (stored as a JSON dict in the table)."""
+
+    key: str
+    partition: int
+    created_at: float
+    draft: dict[str, Any] | None = None  # draft_id, version, task_id, title: what decisions need
+    traceparent: str | None = None  # the submission span's
+    arrived_at: float | None = None
+    deadline: float | None = None
+    expected: list[str] = field(default_factory=list)
+    settings: dict[str, Any] | None = None
+    settings_version: str = ""
+    results: dict[str, str] = field(default_factory=dict)  # reviewer -> b64 Avro, first one counts
+    result_spans: dict[str, str] = field(default_factory=dict)  # reviewer -> traceparent
+    late: dict[str, str] = field(default_factory=dict)  # results that came after the decision
+    duplicates: int = 0
+    decision: str | None = None  # b64 Avro QADecision, stored before it is published
+    decided_by: str | None = None  # "complete" | "settled" | "timeout"
+    decided_at: float | None = None
+    published: bool = False
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Entry:
+        return cls(**data)
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def pending(self) -> list[str]:
+        return [name for name in self.expected if name not in self.results]
+
+    def counted_results(self) -> list[ReviewerResult]:
+        """The first result of each expected reviewer."""
+        return [
+            decode(_unb64(self.results[name]), ReviewerResult)
+            for name in self.expected
+            if name in self.results
+        ]
+
+    def effective_settings(self) -> Settings:
+        return Settings.from_mapping(self.settings or {})
+
+    def decision_record(self) -> QADecision | None:
+        return None if self.decision is None else decode(_unb64(self.decision), QADecision)
+
+
+@dataclass(frozen=True, slots=True)
+class Nudge:
+    """A deadlines-topic message: "look at this entry now" (its deadline passed, or its decision
+    is stored but not yet published)."""
+
+    key: str
+
+
+class _AggregatorSchema(EventSchema):
+    """Decodes the aggregator's merged stream: each topic to its own record type, and the
+    deadlines topic to Nudges."""
+
+    def __init__(self, config: StreamConfig) -> None:
+        super().__init__(None)
+        self._deadlines = config.deadlines_topic
+        self._by_topic = {
+            config.drafts_topic: EventSchema(DraftSubmitted, codec=self.codec),
+            config.reviews_topic: EventSchema(ReviewerResult, codec=self.codec),
+        }
+
+    def loads_value(self, app: Any, message: Message, **kwargs: Any) -> Any:
+        if message.topic == self._deadlines:
+            return Nudge(bytes(message.value or b"").decode("utf-8", "replace"))
+        schema = self._by_topic.get(message.topic)
+        if schema is None:
+            return Undecodable(
+                WrongRecordTypeError(f"the aggregator does not read {message.topic!r}"),
+                bytes(message.value or b""),
+            )
+        return schema.loads_value(app, message, **kwargs)
+
+
+class _DurableTable(faust.Table[str, dict[str, Any]]):
+    """A Table whose latest changelog write can be awaited (`await table.last_write`): the
+    aggregator must know a decision is in the changelog before it publishes it."""
+
+    last_write: Any = None
+
+    def send_changelog(self, *args: Any, **kwargs: Any) -> Any:
+        fut = super().send_changelog(*args, **kwargs)
+        self.last_write = fut
+        return fut
+
+
+class Aggregator:
+    """The aggregator's table, agent and timer on its own Faust app (consumer group)."""
+
+    def __init__(
+        self,
+        app: faust.App,
+        topics: Topics,
+        config: StreamConfig,
+        *,
+        roster: Sequence[ReviewerSpec],
+        settings: Callable[[], Awaitable[Settings]],
+        dead_letters: DeadLetters,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.app = app
+        self.topics = topics
+        self.config = config
+        self.roster = tuple(roster)
+        self.settings = settings
+        self.dead_letters = dead_letters
+        self.clock = clock
+        self.counts = {"decided": 0, "published": 0, "duplicates": 0, "late": 0, "timeouts": 0}
+        self._nudged: dict[str, float] = {}
+        self.table = _DurableTable(
+            app,
+            name=TABLE_NAME,
+            beacon=app.tables.beacon,
+            partitions=config.partitions,
+            schema=faust.Schema(key_type=str, key_serializer="json", value_serializer="json"),
+            help="multiqa: one entry per draft version under review (streams.aggregator)",
+        )
+        app.tables.add(self.table)
+        self.nudges = app.topic(
+            config.deadlines_topic,
+            key_type=bytes,
+            value_type=bytes,
+            key_serializer="raw",
+            value_serializer="raw",
+            partitions=config.partitions,
+        )
+        source = app.topic(
+            config.drafts_topic,
+            config.reviews_topic,
+            config.deadlines_topic,
+            schema=_AggregatorSchema(config),
+            partitions=config.partitions,
+        )
+        self.agent = app.agent(source, name="aggregate")(self._consume)
+        app.timer(config.aggregator_tick_seconds, name="aggregator-deadlines")(self.scan)
+
+    # --- the agent -------------------------------------------------------------------------------
+    async def _consume(self, stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
+            await self.handle(event)
+
+    async def handle(self, event: EventT[Any]) -> None:
+        value = event.value
+        message = event.message
+        if isinstance(value, Nudge):
+            await self._on_nudge(value.key)
+        elif isinstance(value, Undecodable):
+            await self.dead_letters.park(message, value.error)
+        elif isinstance(value, DraftSubmitted):
+            await self._on_draft(value, event.headers, message.partition)
+        elif isinstance(value, ReviewerResult):
+            await self._on_result(value, event.headers, message.partition)
+        else:  # a valid record of another type on one of our topics
+            error = WrongRecordTypeError(
+                f"{type(value).__name__} on {message.topic!r} is not what the aggregator expects"
+            )
+            await self.dead_letters.park(message, error)
+
+    def _load(self, key: str) -> Entry | None:
+        data = self.table.get(key)
+        # A copy: the memory store hands out the stored dict itself, and a change must not be
+        # visible before it is written (and sent to the changelog) by _store.
+        return None if data is None else Entry.from_json(copy.deepcopy(data))
+
+    def _store(self, entry: Entry) -> None:
+        self.table[entry.key] = entry.to_json()
+
+    async def _on_draft(self, draft: DraftSubmitted, headers: Any, partition: int) -> None:
+        key = table_key(draft.draft_id, draft.version)
+        now = self.clock()
+        entry = self._load(key) or Entry(key=key, partition=partition, created_at=now)
+        if entry.draft is not None:
+            entry.duplicates += 1
+            self.counts["duplicates"] += 1
+            return  # a re-delivered draft: the first registration (and its deadline) stands
+        settings = await self.settings()
+        timeout = self.config.aggregate_timeout_seconds or settings.qa_aggregate_timeout_seconds
+        entry.draft = {
+            "draft_id": draft.draft_id,
+            "version": draft.version,
+            "task_id": draft.task_id,
+            "title": draft.title,
+        }
+        entry.traceparent = tracing.traceparent_of(headers)
+        entry.arrived_at = now
+        entry.deadline = now + timeout
+        entry.expected = [spec.name for spec in self.roster if spec.enabled(settings)]
+        entry.settings = settings_to_mapping(settings)
+        entry.settings_version = settings.version()
+        await self._advance(entry)
+
+    async def _on_result(self, result: ReviewerResult, headers: Any, partition: int) -> None:
+        key = table_key(result.draft_id, result.version)
+        entry = self._load(key) or Entry(key=key, partition=partition, created_at=self.clock())
+        name = result.reviewer
+        if name in entry.results or name in entry.late:
+            entry.duplicates += 1
+            self.counts["duplicates"] += 1
+            return  # a re-delivered result changes nothing (and is not worth a changelog write)
+        if entry.decision is not None:
+            entry.late[name] = _b64(encode(result))
+            self.counts["late"] += 1
+            log.info("late result from %s for decided %s", name, key)
+            self._store(entry)
+            return
+        entry.results[name] = _b64(encode(result))
+        span = tracing.traceparent_of(headers)
+        if span is not None:
+            entry.result_spans[name] = span
+        await self._advance(entry)
+
+    async def _advance(self, entry: Entry) -> None:
+        """Decide if the entry is complete or settled, else store it."""
+        if entry.draft is not None:
+            pending = entry.pending()
+            if not pending:
+                await self._decide(entry, "complete")
+                return
+            if is_settled(entry.counted_results(), pending, entry.effective_settings()):
+                await self._decide(entry, "settled")
+                return
+        self._store(entry)
+
+    async def _on_nudge(self, key: str) -> None:
+        entry = self._load(key)
+        if entry is None:
+            return
+        now = self.clock()
+        if entry.decision is None:
+            if entry.deadline is not None and now >= entry.deadline:
+                await self._decide(entry, "timeout")
+            elif (
+                entry.draft is None
+                and now >= entry.created_at + self.config.decided_retention_seconds
+            ):
+                del self.table[key]  # results whose draft never came: forget them eventually
+        elif not entry.published:
+            await self._publish(entry)
+        elif now >= (entry.decided_at or 0) + self.config.decided_retention_seconds:
+            del self.table[key]
+
+    async def _decide(self, entry: Entry, decided_by: str) -> None:
+        assert entry.draft is not None
+        pending = entry.pending()
+        draft = DraftSubmitted(
+            draft_id=entry.draft["draft_id"],
+            version=entry.draft["version"],
+            title=entry.draft["title"],
+            content="",
+            task_id=entry.draft["task_id"],
+        )
+        decision = build_decision(
+            draft,
+            entry.counted_results(),
+            entry.effective_settings(),
+            expected=entry.expected,
+            decided_at=utc_now(),
+            timed_out=decided_by == "timeout",
+            early=decided_by == "settled" and bool(pending),
+        )
+        entry.decision = _b64(encode(decision))
+        entry.decided_by = decided_by
+        entry.decided_at = self.clock()
+        self._store(entry)
+        # The decision must be in the changelog before anyone can see it (module docstring).
+        await self.table.last_write
+        self.counts["decided"] += 1
+        if decided_by == "timeout":
+            self.counts["timeouts"] += 1
+        await self._publish(entry)
+
+    async def _publish(self, entry: Entry) -> None:
+        decision = entry.decision_record()
+        assert decision is not None
+        links = [
+            link
+            for name in entry.expected
+            if (link := tracing.link_from_traceparent(entry.result_spans.get(name))) is not None
+        ]
+        with tracing.tracer().start_as_current_span(
+            "multiqa.decide",
+            context=tracing.context_from_traceparent(entry.traceparent),
+            kind=SpanKind.PRODUCER,
+            links=links,
+            attributes={
+                **tracing.draft_attributes(decision.draft_id, decision.version),
+                "multiqa.decision_id": decision.decision_id,
+                "multiqa.approved": decision.approved,
+                "multiqa.final_score": decision.final_score,
+                "multiqa.decided_by": entry.decided_by or "",
+            },
+        ):
+            headers = tracing.inject()
+        fut = await self.topics.decisions.send(
+            key=decision.draft_id, value=decision, headers=headers
+        )
+        await fut
+        entry.published = True
+        self.counts["published"] += 1
+        self._store(entry)
+        self._nudged.pop(entry.key, None)
+
+    # --- the timer -------------------------------------------------------------------------------
+    def _due(self, entry: dict[str, Any], now: float) -> bool:
+        retention = self.config.decided_retention_seconds
+        if entry.get("decision") is None:
+            deadline = entry.get("deadline")
+            if deadline is not None:
+                return bool(now >= deadline)
+            return bool(now >= entry["created_at"] + retention)
+        if not entry.get("published"):
+            # Published in the same step as decided, normally; give that step time to finish.
+            return bool(now >= entry["decided_at"] + 2 * self.config.aggregator_tick_seconds)
+        return bool(now >= entry["decided_at"] + retention)
+
+    async def scan(self) -> int:
+        """Nudge every overdue entry of this worker's partitions; returns how many were sent."""
+        if self.app.rebalancing or getattr(self.app, "in_recovery", False):
+            return 0
+        assigned = {
+            tp.partition
+            for tp in self.app.consumer.assignment()
+            if tp.topic == self.config.drafts_topic
+        }
+        now = self.clock()
+        # Re-send a nudge that had no effect after a while (e.g. lost in a rebalance).
+        resend_after = max(5.0, 5 * self.config.aggregator_tick_seconds)
+        sent = 0
+        for key, data in list(self.table.items()):
+            if data["partition"] not in assigned or not self._due(data, now):
+                continue
+            if now - self._nudged.get(key, -resend_after) < resend_after:
+                continue
+            self._nudged[key] = now
+            await self.nudges.send(
+                key=key.encode(), value=key.encode(), partition=data["partition"]
+            )
+            sent += 1
+        return sent
+
+    # --- for status and tests --------------------------------------------------------------------
+    def entry(self, draft_id: str, version: int) -> Entry | None:
+        return self._load(table_key(draft_id, version))
