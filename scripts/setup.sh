@@ -32,7 +32,7 @@ stamp_dir=${MULTIQA_CACHE_DIR:-.cache}/setup
 stamp="$stamp_dir/pip-$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ] || ! "$PYTHON" -c "import streams.cli" >/dev/null 2>&1; then
     echo "setup: pip install -e '.[dev,otlp]'"
-    "$PYTHON" -m pip install -q --disable-pip-version-check -e '.[dev,otlp]'
+    "$PYTHON" -m pip install -q --disable-pip-version-check --root-user-action=ignore -e '.[dev,otlp]'
     mkdir -p "$stamp_dir"
     rm -f "$stamp_dir"/pip-*
     touch "$stamp"
