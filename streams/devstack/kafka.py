@@ -173,7 +173,12 @@ def render_properties(settings: Settings) -> Path:
 
 
 def _cluster_id() -> str:
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A random cluster id in Kafka's format (base64url of 16 bytes). Like Kafka's own
+    Uuid.randomUuid it never starts with "-", which command-line parsers take for an option."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 def _java_cmd(java: str, settings: Settings, libs: Path, *jvm_opts: str) -> list[str]:
@@ -195,7 +200,7 @@ def _format_storage(java: str, settings: Settings, libs: Path, props: Path) -> N
         return
     data.mkdir(parents=True, exist_ok=True)
     cmd = [*_java_cmd(java, settings, libs), "kafka.tools.StorageTool", "format",
-           "--ignore-formatted", "-t", _cluster_id(), "-c", str(props)]
+           "--ignore-formatted", f"--cluster-id={_cluster_id()}", "--config", str(props)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,  # noqa: S603
                           check=False, stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
