@@ -1,0 +1,151 @@
+"""`multiqa worker`: run the stream's agents in one process.
+
+    multiqa worker                                   # all-in-one: every reviewer, aggregator, sinks
+    multiqa worker --reviewers critic --no-aggregator --no-sinks   # just the critic
+    multiqa worker --reviewers none                  # aggregator (and sinks) only
+
+Configuration comes from MULTIQA_* variables (streams.config); review settings from PostgreSQL's
+app_settings when MULTIQA_DATABASE_URL is set (else the defaults). Before starting, the worker
+creates the topics with the configured partitions (checking existing ones) and applies pending
+database migrations. Also runnable as `python -m streams.worker`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from agents.base import Deps, ReviewerSpec
+from agents.settings import Settings
+from streams import tracing
+from streams.app import Runtime, create_app
+from streams.config import ConfigError, StreamConfig
+from streams.topics import ensure_topics
+
+log = logging.getLogger("multiqa.worker")
+
+
+async def build_runtime(config: StreamConfig) -> Runtime:
+    """Settings, reviewer dependencies and audit for this process: from PostgreSQL when
+    `config.database_url` is set (waiting for it while it is down), else defaults."""
+    if not config.database_url:
+        log.warning("MULTIQA_DATABASE_URL is not set: default settings, no audit, no sinks")
+        return Runtime(config)
+    from agents.settings_service import SettingsService
+    from streams.db import audit_writer, create_pool, migrate
+    from streams.sinks import persist_dead_letter, retry_forever
+
+    pool = await retry_forever(
+        lambda: create_pool(config.database_url), what="(connecting to PostgreSQL)"
+    )
+    await retry_forever(lambda: migrate(pool), what="(applying migrations)")
+    service = SettingsService(pool)
+
+    async def settings() -> Settings:
+        # The service serves its last good read while the database is away; only a worker that
+        # never read settings waits here, rather than judge drafts by other settings.
+        return await retry_forever(service.get, what="(reading app_settings)")
+
+    async def audit_dead_letter(dead: Any) -> Any:
+        return await persist_dead_letter(pool, dead)
+
+    return Runtime(
+        config,
+        settings=settings,
+        deps=Deps(pool=pool, audit=audit_writer(pool)),
+        dead_letter_audit=audit_dead_letter,
+        pool=pool,
+    )
+
+
+def run(
+    config: StreamConfig,
+    *,
+    reviewers: Sequence[str] | None = None,
+    with_aggregator: bool = True,
+    with_sinks: bool = True,
+    roster: Sequence[ReviewerSpec] | None = None,
+    runtime: Runtime | None = None,
+    loglevel: str = "info",
+) -> NoReturn:
+    """Create topics, build the runtime, and run the worker until SIGTERM/SIGINT."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    loop.run_until_complete(ensure_topics(config))
+    if runtime is None:
+        runtime = loop.run_until_complete(build_runtime(config))
+    tracing.configure("multiqa-worker")
+    stream = create_app(
+        config,
+        reviewers=reviewers,
+        with_aggregator=with_aggregator,
+        with_sinks=with_sinks,
+        roster=roster,
+        runtime=runtime,
+    )
+    log.info("starting Faust apps: %s", ", ".join(app.conf.id for app in stream.apps.values()))
+    worker = stream.worker(loop=loop, loglevel=loglevel)
+    worker.execute_from_commandline()
+
+
+def _reviewer_names(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    return [] if names == ["none"] else names
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "worker",
+        help="run the stream: reviewer agents, aggregator, sinks",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--reviewers",
+        metavar="NAMES",
+        help="comma-separated reviewers to run here, or 'none' (default: every deployed reviewer)",
+    )
+    parser.add_argument(
+        "--no-aggregator", action="store_true", help="do not run the aggregator here"
+    )
+    parser.add_argument("--no-sinks", action="store_true", help="do not run the sinks here")
+    parser.add_argument("--loglevel", default="info", help="debug, info, warning, error")
+    parser.set_defaults(func=_run_from_args)
+
+
+def _run_from_args(args: argparse.Namespace) -> int:
+    try:
+        config = StreamConfig.from_env()
+    except ConfigError as exc:
+        print(f"multiqa worker: {exc}", file=sys.stderr)
+        return 2
+    try:
+        run(
+            config,
+            reviewers=_reviewer_names(args.reviewers),
+            with_aggregator=not args.no_aggregator,
+            with_sinks=not args.no_sinks,
+            loglevel=args.loglevel,
+        )
+    except ValueError as exc:  # unknown reviewer names, nothing to run
+        print(f"multiqa worker: {exc}", file=sys.stderr)
+        return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m streams.worker")
+    subparsers = parser.add_subparsers(dest="command")
+    add_parser(subparsers)
+    args = parser.parse_args(["worker", *(sys.argv[1:] if argv is None else argv)])
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
