@@ -52,7 +52,7 @@ def raw_payload(avsc: str, datum: dict[str, Any], *, header: bytes | None = None
 # --- strategies of valid records --------------------------------------------------------------
 
 # Any Unicode scalar value (no lone surrogates: those cannot be UTF-8, so are not valid text).
-text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40)
+text = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=40)
 nonblank = text.filter(lambda s: s.strip() != "")
 optional_text = st.none() | text
 timestamps = st.datetimes(
@@ -91,7 +91,7 @@ drafts = st.builds(
     draft_id=nonblank,
     version=versions,
     title=text,
-    content=st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=2000),
+    content=st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=2000),
     task_id=optional_text,
     topic=text,
     research_sources=tuples(text),

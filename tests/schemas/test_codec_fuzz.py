@@ -25,6 +25,7 @@ def _seeds() -> list[bytes]:
     @settings(
         max_examples=40,
         database=None,
+        deadline=None,
         derandomize=True,
         suppress_health_check=list(HealthCheck),
     )
@@ -125,7 +126,7 @@ def test_only_codec_errors_come_out_of_thousands_of_bad_payloads() -> None:
         assert outcomes[kind] > 0, outcomes
 
 
-@settings(max_examples=300, database=None)
+@settings(max_examples=300, database=None, deadline=None)
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes_behind_a_valid_header(body: bytes) -> None:
     header = encode(ReviewerResult("r", True, 1.0, "", Provider.OLLAMA, draft_id="d", version=1))

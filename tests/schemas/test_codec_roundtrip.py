@@ -25,31 +25,31 @@ from schemas._schemas import load_dir
 # --- property tests: one per record type, so a failure names the type -------------------------
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(drafts)
 def test_every_draft_round_trips(record: DraftSubmitted) -> None:
     assert decode(encode(record), DraftSubmitted) == record
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(results)
 def test_every_reviewer_result_round_trips(record: ReviewerResult) -> None:
     assert decode(encode(record), ReviewerResult) == record
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(decisions)
 def test_every_decision_round_trips(record: QADecision) -> None:
     assert decode(encode(record), QADecision) == record
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(dead_letters)
 def test_every_dead_letter_round_trips(record: DeadLetter) -> None:
     assert decode(encode(record), DeadLetter) == record
 
 
-@settings(max_examples=100)
+@settings(max_examples=100, deadline=None)
 @given(records)
 def test_decode_without_expected_type_returns_the_written_type(record: Any) -> None:
     decoded = decode(encode(record))
@@ -57,7 +57,7 @@ def test_decode_without_expected_type_returns_the_written_type(record: Any) -> N
     assert decoded == record
 
 
-@settings(max_examples=100)
+@settings(max_examples=100, deadline=None)
 @given(records)
 def test_dict_and_json_forms_round_trip(record: Any) -> None:
     assert from_dict(type(record), to_dict(record)) == record
@@ -113,7 +113,7 @@ def test_body_is_plain_avro_a_third_party_reader_can_read(result: ReviewerResult
     data = encode(result)
     current = [s for s in load_dir() if s.record == "ReviewerResult"][-1]
     body = io.BytesIO(data[10:])
-    datum = schemaless_reader(body, current.parsed, None)
+    datum: Any = schemaless_reader(body, current.parsed, None)
     assert body.tell() == len(data) - 10
     assert datum["draft_id"] == "draft-42"
     assert datum["findings"][0]["span"] == {"start": 120, "end": 138, "text": "73% of developers"}

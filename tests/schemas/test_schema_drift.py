@@ -52,7 +52,8 @@ def drift(cls: type[Any], avro: dict[str, Any], names: dict[str, Any] | None = N
             if not has_py_default:
                 problems.append(f"{where}: Avro default but no Python default")
             else:
-                py_default = pf.default if pf.default is not MISSING else pf.default_factory()  # type: ignore[misc]
+                factory: Any = pf.default_factory
+                py_default = pf.default if pf.default is not MISSING else factory()
                 if _as_json(py_default) != af["default"]:
                     problems.append(f"{where}: default {py_default!r} != {af['default']!r}")
         # (A Python default with a required Avro field is allowed: ids and timestamps are
@@ -77,10 +78,10 @@ def _type_drift(hint: Any, avro: Any, where: str, names: dict[str, Any]) -> list
         if not (isinstance(avro, dict) and avro.get("type") == "array"):
             return [f"{where}: tuple in Python, {avro} in Avro"]
         return _type_drift(typing.get_args(hint)[0], avro["items"], f"{where}[]", names)
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         if not (isinstance(avro, dict) and avro.get("type") == "record"):
             return [f"{where}: record {hint.__name__} in Python, {avro} in Avro"]
-        return drift(hint, avro, names)  # type: ignore[arg-type]
+        return drift(hint, avro, names)
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         if not (isinstance(avro, dict) and avro.get("type") == "enum"):
             return [f"{where}: enum in Python, {avro} in Avro"]

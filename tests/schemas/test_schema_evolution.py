@@ -68,7 +68,7 @@ def test_old_reader_with_only_plain_fastavro_and_the_v1_file(result: ReviewerRes
     new_bytes = encode(result)
     writer = {s.fingerprint: s for s in load_dir()}[new_bytes[2:10]]
     old_reader = parse_schema(load_avsc("ReviewerResult.v1.avsc"), named_schemas={})
-    datum = schemaless_reader(io.BytesIO(new_bytes[10:]), writer.parsed, old_reader)
+    datum: Any = schemaless_reader(io.BytesIO(new_bytes[10:]), writer.parsed, old_reader)
     assert "settings_version" not in datum
     assert datum["score"] == 82.5 and datum["findings"][0]["code"] == "unsourced_statistic"
 

@@ -71,7 +71,7 @@ def message(value: bytes | None, key: bytes | None = b"draft-42", offset: int = 
 
 
 async def test_send_side_encodes_with_the_codec_and_leaves_headers_alone(app: faust.App) -> None:
-    topic = app.topic("qa.reviews", schema=EventSchema(ReviewerResult))
+    topic: Any = app.topic("qa.reviews", schema=EventSchema(ReviewerResult))
     headers = list(HEADERS)
     value, value_headers = topic.prepare_value(RESULT, None, headers=headers)
     key, key_headers = topic.prepare_key("draft-42", None, headers=value_headers)
@@ -81,7 +81,7 @@ async def test_send_side_encodes_with_the_codec_and_leaves_headers_alone(app: fa
 
 
 async def test_receive_side_gives_typed_records_and_the_headers_as_sent(app: faust.App) -> None:
-    topic = app.topic("qa.reviews", schema=EventSchema(ReviewerResult))
+    topic: Any = app.topic("qa.reviews", schema=EventSchema(ReviewerResult))
     msg = message(encode(RESULT))
     event = await topic.schema.decode(app, msg, propagate=True)
     assert event.key == "draft-42"
@@ -104,7 +104,7 @@ async def test_receive_side_gives_typed_records_and_the_headers_as_sent(app: fau
 async def test_a_bad_message_arrives_as_undecodable_and_becomes_a_dead_letter(
     app: faust.App, value: bytes | None, error: type[Exception]
 ) -> None:
-    topic = app.topic("qa.reviews", schema=EventSchema(ReviewerResult))
+    topic: Any = app.topic("qa.reviews", schema=EventSchema(ReviewerResult))
     msg = message(value)
     event = await topic.schema.decode(app, msg, propagate=True)
     assert isinstance(event.value, Undecodable)
@@ -122,7 +122,7 @@ async def test_a_bad_message_arrives_as_undecodable_and_becomes_a_dead_letter(
 
 
 async def test_an_oversize_message_dead_letters_with_its_raw_bytes_cut(app: faust.App) -> None:
-    topic = app.topic("qa.drafts", schema=EventSchema(DraftSubmitted))
+    topic: Any = app.topic("qa.drafts", schema=EventSchema(DraftSubmitted))
     huge = b"\xc3\x01" + bytes(5 * 1024 * 1024)
     event = await topic.schema.decode(app, message(huge), propagate=True)
     letter = event.value.dead_letter(event.message, "validator")
@@ -133,13 +133,13 @@ async def test_an_oversize_message_dead_letters_with_its_raw_bytes_cut(app: faus
 
 
 async def test_an_invalid_record_is_never_sent(app: faust.App) -> None:
-    topic = app.topic("qa.reviews", schema=EventSchema(ReviewerResult))
+    topic: Any = app.topic("qa.reviews", schema=EventSchema(ReviewerResult))
     with pytest.raises(InvalidRecordError, match="0-100"):
         topic.prepare_value(dataclasses.replace(RESULT, score=120.0), None, headers=[])
 
 
 async def test_keys_that_are_not_utf8_survive_a_round_trip(app: faust.App) -> None:
-    topic = app.topic("qa.reviews", schema=EventSchema(ReviewerResult))
+    topic: Any = app.topic("qa.reviews", schema=EventSchema(ReviewerResult))
     event = await topic.schema.decode(app, message(encode(RESULT), key=b"\xff\xfeid"))
     key, _ = topic.prepare_key(event.key, None, headers=[])
     assert key == b"\xff\xfeid"
