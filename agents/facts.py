@@ -7,6 +7,7 @@ compile is skipped with a warning rather than failing every review.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 import time
@@ -29,6 +30,9 @@ class FactOverride:
     correction: str
     niche: str | None = None
     id: int | None = None
+    # A lowercase literal every match contains (None when the pattern has no such run): the
+    # validator skips the pattern when the literal is absent, which is most drafts.
+    literal: str | None = None
 
     @classmethod
     def build(
@@ -41,10 +45,29 @@ class FactOverride:
             compiled = re.compile(pattern, re.IGNORECASE)
         except re.error as exc:
             raise ValueError(f"fact pattern {pattern!r} is not a valid regex: {exc}") from None
-        return cls(compiled, correction, niche or None, id)
+        return cls(compiled, correction, niche or None, id, _required_literal(pattern))
 
     def applies_to(self, niche: str | None) -> bool:
         return self.niche is None or self.niche == niche
+
+
+def _required_literal(pattern: str) -> str | None:
+    """The longest run of plain characters at the top level of the pattern (3+ characters)."""
+    try:
+        # The stdlib's own regex parser (private, so reached dynamically; any failure = no gate).
+        parser = importlib.import_module("re._parser")
+        parsed = parser.parse(pattern, re.IGNORECASE)
+        literal_op = importlib.import_module("re._constants").LITERAL
+    except Exception:
+        return None
+    best = run = ""
+    for op, arg in parsed:
+        if op is literal_op:
+            run += chr(arg)
+            continue
+        best, run = max(best, run, key=len), ""
+    best = max(best, run, key=len)
+    return best.lower() if len(best) >= 3 else None
 
 
 def facts_from_rows(rows: Sequence[Mapping[str, Any]]) -> tuple[FactOverride, ...]:

@@ -12,21 +12,22 @@ import unicodedata
 from collections.abc import Iterator
 
 from agents.validator._core import Context, Hit, rule
+from agents.validator._text import at_word_start, word_matches, word_set
 from schemas.records import Severity
 
 FAMILY = "artifacts"
 
+# Each alternative starts with a rare character ([ ] ( {), so the scan is fast.
 _PLACEHOLDER = re.compile(
-    r"(?i:\[(?:image|img|figure|fig|chart|photo|picture|video|diagram|graph|screenshot|table)"
+    r"\[(?:image|img|figure|fig|chart|photo|picture|video|diagram|graph|screenshot|table)"
     r"[-_ ]?\d{0,3} ?:[^\]\n]{0,300}\]"
     r"|\[(?:insert|add|your|placeholder|todo|tbd|tk|link to|citation|source|company name|"
-    r"author name|name of)\b[^\]\n]{0,200}\]"
+    r"author name|name of)(?![a-z])[^\]\n]{0,200}\]"
     r"|\]\((?:url|link|source|#|<url>|\.\.\.|https?://(?:www\.)?example\.(?:com|org)[^)\s]{0,200})\)"
     r"|\((?:source|link|citation|url|citation needed)\)"
     r"|\{\{[^{}\n]{1,100}\}\}"
-    r"|\blorem ipsum\b)"
-    r"|\b(?:TODO|TBD|FIXME|XXX)\b:?"
 )
+_PLACEHOLDER_WORDS = re.compile(r"(?:TODO|TBD|FIXME|XXX)(?![\w])")
 
 
 @rule(
@@ -36,13 +37,19 @@ _PLACEHOLDER = re.compile(
     "Leftover placeholders ([IMAGE-1: ...], [INSERT ...], ](url), (source), {{var}}).",
 )
 def placeholder(ctx: Context) -> Iterator[Hit]:
-    for match in _PLACEHOLDER.finditer(ctx.prose):
-        yield Hit(match.start(), match.end(), f"leftover placeholder {match.group(0)[:60]!r}")
-    for match in _PLACEHOLDER.finditer(ctx.title):
-        yield Hit(match.start(), match.end(), f"leftover placeholder {match.group(0)[:60]!r}", True)
+    title_lower = ctx.title.lower()
+    for text, low, in_title in ((ctx.prose, ctx.lower, False), (ctx.title, title_lower, True)):
+        found = list(_PLACEHOLDER.finditer(low))
+        found += word_matches(_PLACEHOLDER_WORDS, text)
+        if "lorem ipsum" in low:
+            found += _LOREM.finditer(low)
+        for match in sorted(found, key=lambda m: m.start()):
+            message = f"leftover placeholder {text[match.start() : match.end()][:60]!r}"
+            yield Hit(match.start(), match.end(), message, in_title)
 
 
-_REASONING = re.compile(r"(?i:</?(?:think|thinking|reasoning|scratchpad|analysis)>)")
+_LOREM = re.compile("lorem ipsum")
+_REASONING = re.compile(r"</?(?:think|thinking|reasoning|scratchpad|analysis)>")
 
 
 @rule(
@@ -52,7 +59,7 @@ _REASONING = re.compile(r"(?i:</?(?:think|thinking|reasoning|scratchpad|analysis
     "Model reasoning tags left in the text (<think>, </thinking>).",
 )
 def leaked_reasoning(ctx: Context) -> Iterator[Hit]:
-    for text, in_title in ((ctx.prose, False), (ctx.title, True)):
+    for text, in_title in ((ctx.lower, False), (ctx.title.lower(), True)):
         for match in _REASONING.finditer(text):
             yield Hit(match.start(), match.end(), "model reasoning tag", in_title)
 
@@ -60,10 +67,11 @@ def leaked_reasoning(ctx: Context) -> Iterator[Hit]:
 _CHAT_TOKEN = re.compile(
     r"<\|(?:im_start|im_end|im_sep|endoftext|eot_id|eom_id|start_header_id|end_header_id|"
     r"begin_of_text|end_of_text|system|user|assistant|end|channel|message|return)\|>"
-    r"|\[/?INST\]|<</?SYS>>|<start_of_turn>|<end_of_turn>|</?s>(?=\s|$)"
-    r"|^(?:Human|Assistant|System|User):(?= )",
-    re.MULTILINE,
+    r"|<</?sys>>|<start_of_turn>|<end_of_turn>|</?s>(?=\s|$)"
 )
+_INST = re.compile(r"\[/?INST\]")
+_ROLE_LINE = re.compile(r"^(?:Human|Assistant|System|User):(?= )", re.MULTILINE)
+_ROLE_WORDS = ("Human:", "Assistant:", "System:", "User:")
 
 
 @rule(
@@ -74,16 +82,20 @@ _CHAT_TOKEN = re.compile(
 )
 def chat_template_token(ctx: Context) -> Iterator[Hit]:
     for text, in_title in ((ctx.prose, False), (ctx.title, True)):
-        for match in _CHAT_TOKEN.finditer(text):
+        low = ctx.lower if not in_title else text.lower()
+        found = list(_CHAT_TOKEN.finditer(low)) + list(_INST.finditer(text))
+        if any(word in text for word in _ROLE_WORDS):
+            found += _ROLE_LINE.finditer(text)
+        for match in sorted(found, key=lambda m: m.start()):
             yield Hit(match.start(), match.end(), "chat-template token", in_title)
 
 
 _SCAFFOLD = re.compile(
-    r"^ {0,3}(?:#{1,6} |\*\*)?(?i:outline|plan|article plan|draft outline|my plan|thinking|"
+    r"^ {0,3}(?:#{1,6} |\*\*)?(?:outline|plan|article plan|draft outline|my plan|thinking|"
     r"notes to self|word count|target word count|target keywords?|primary keyword|"
     r"seo title|meta description|slug|writer notes?|step \d{1,2}: (?:research|outline|write|"
     r"draft|plan))(?:\*\*)? ?:"
-    r"|^ {0,3}(?:#{1,6} )?(?i:revised (?:article|draft|version)|final (?:article|draft))(?:\*\*)?"
+    r"|^ {0,3}(?:#{1,6} )?(?:revised (?:article|draft|version)|final (?:article|draft))(?:\*\*)?"
     r" ?:? *$",
     re.MULTILINE,
 )
@@ -96,25 +108,38 @@ _SCAFFOLD = re.compile(
     "Planning scaffolds left in the article (Outline:, Meta description:, Word count:).",
 )
 def planning_scaffold(ctx: Context) -> Iterator[Hit]:
-    for match in _SCAFFOLD.finditer(ctx.prose):
-        yield Hit(match.start(), match.end(), f"planning scaffold {match.group(0).strip()[:40]!r}")
+    for match in _SCAFFOLD.finditer(ctx.lower):
+        label = ctx.prose[match.start() : match.end()].strip()[:40]
+        yield Hit(match.start(), match.end(), f"planning scaffold {label!r}")
 
 
-_CHATTER = re.compile(
-    r"(?i:\bas an ai(?: language model| assistant| model)?\b"
-    r"|\bi(?:'m| am) (?:just )?an ai\b"
-    r"|\bi (?:cannot|can't|can not|don't have the ability to) (?:browse|access) "
-    r"(?:the internet|real-time|external)"
-    r"|\bmy (?:knowledge|training) cut-?off\b"
-    r"|\bhere(?:'s| is) (?:the|your|a|an) (?:revised |rewritten |updated |improved |final |"
-    r"complete |full |polished |expanded )?(?:article|blog post|post|draft|version|content|"
-    r"rewrite)\b"
-    r"|\bi hope (?:this|that) (?:helps|article helps|meets your)\b"
-    r"|\blet me know if you(?:'d| would)? (?:like|want|need)\b"
-    r"|\bfeel free to (?:adjust|modify|tweak|edit) (?:the|this|it)\b)"
-    r"|^(?:Sure|Certainly|Of course|Absolutely)[!,.] ",
-    re.MULTILINE,
+_APOS = "['\u2019]"
+# (gate words, pattern): the pattern runs only when a gate word is in the text.
+_CHATTER = tuple(
+    (frozenset(gate.split()), re.compile(p))
+    for gate, p in (
+        (
+            "here's here\u2019s here",
+            rf"here(?:{_APOS}s| is) (?:the|your|a|an) (?:revised |rewritten |updated |improved |"
+            r"final |complete |full |polished |expanded )?(?:article|blog post|post|draft|"
+            r"version|content|rewrite)(?![a-z])",
+        ),
+        ("hope", r"i hope (?:this|that) (?:helps|article helps|meets your)(?![a-z])"),
+        ("know", rf"let me know if you(?:{_APOS}d| would)? (?:like|want|need)(?![a-z])"),
+        ("free", r"feel free to (?:adjust|modify|tweak|edit) (?:the|this|it)(?![a-z])"),
+        ("cut-off cutoff", r"my (?:knowledge|training) cut-?off(?![a-z])"),
+        (
+            "browse access",
+            rf"i (?:cannot|can{_APOS}t|can not|don{_APOS}t have the ability to) "
+            r"(?:browse|access) (?:the internet|real-time|external)",
+        ),
+    )
 )
+# "an AI" is the anchor; what precedes it decides ("as an AI", "I'm an AI", "I am just an AI").
+_AN_AI = re.compile(r"an ai(?: language model| assistant| model)?(?![a-z])")
+_AN_AI_BEFORE = re.compile(rf"(?:as |i{_APOS}m (?:just )?|i am (?:just )?)$")
+_OPENING_WORDS = frozenset({"sure", "certainly", "course", "absolutely"})
+_CHATTER_OPENING = re.compile(r"^(?:Sure|Certainly|Of course|Absolutely)[!,.] ", re.MULTILINE)
 
 
 @rule(
@@ -125,8 +150,20 @@ _CHATTER = re.compile(
 )
 def assistant_chatter(ctx: Context) -> Iterator[Hit]:
     for text, in_title in ((ctx.prose, False), (ctx.title, True)):
-        for match in _CHATTER.finditer(text):
-            yield Hit(match.start(), match.end(), "assistant chatter", in_title)
+        low = ctx.lower if not in_title else text.lower()
+        found: list[tuple[int, int]] = []
+        words = ctx.words if not in_title else word_set(low)
+        for gate, pattern in _CHATTER:
+            if not words.isdisjoint(gate):
+                found += [(m.start(), m.end()) for m in word_matches(pattern, low)]
+        for match in _AN_AI.finditer(low) if "ai" in words else ():
+            before = _AN_AI_BEFORE.search(low, max(0, match.start() - 12), match.start())
+            if before is not None and at_word_start(low, before.start()):
+                found.append((before.start(), match.end()))
+        if not words.isdisjoint(_OPENING_WORDS):
+            found += [(m.start(), m.end()) for m in _CHATTER_OPENING.finditer(text)]
+        for start, end in sorted(found):
+            yield Hit(start, end, "assistant chatter", in_title)
 
 
 @rule(

@@ -6,22 +6,24 @@ import re
 from collections.abc import Iterator
 
 from agents.validator._core import Context, Hit, rule
-from agents.validator._text import paragraph_has_source
+from agents.validator._text import paragraph_has_source, word_matches
 from schemas.records import Severity
 
 FAMILY = "citations"
 
 _ARTIFACT = re.compile(
-    # [12] or [1, 2] that is neither a link text, a reference definition nor a footnote.
-    r"(?<![\]\w])\[\d{1,3}(?: ?[,\u2013-] ?\d{1,3}){0,5}\](?![(\[:])"
+    # [12] or [1, 2] that is neither a link text, a reference definition nor a footnote; the
+    # character before is checked in Python (a leading lookbehind would slow the scan).
+    r"\[\d{1,3}(?: ?[,\u2013-] ?\d{1,3}){0,5}\](?![(\[:])"
     # (Smith, 2023), (Smith et al., 2023), (Smith and Jones 2021)
     r"|\([A-Z][A-Za-z'\u2019-]{1,30}"
     r"(?: et al\.| and [A-Z][A-Za-z'\u2019-]{1,30}| & [A-Z][A-Za-z'\u2019-]{1,30})?"
     r",? (?:19|20)\d\d[a-z]?(?:, p\. ?\d{1,4})?\)"
     # Chat-UI citation markers
-    r"|【[^】\n]{0,100}】|:contentReference\[oaicite:\d{1,4}\](?:\{[^}\n]{0,100}\})?"
-    r"|\bturn\d{1,3}(?:search|news|view|fetch)\d{1,3}\b|\[citation needed\]"
+    r"|\u3010[^\u3011\n]{0,100}\u3011|:contentReference\[oaicite:\d{1,4}\](?:\{[^}\n]{0,100}\})?"
+    r"|\[citation needed\]"
 )
+_CHAT_CITE = re.compile(r"turn\d{1,3}(?:search|news|view|fetch)\d{1,3}")
 
 
 @rule(
@@ -31,16 +33,25 @@ _ARTIFACT = re.compile(
     "Academic or chat-UI citation markers ([12], (Smith, 2023), 【source】).",
 )
 def citation_artifact(ctx: Context) -> Iterator[Hit]:
-    for match in _ARTIFACT.finditer(ctx.prose):
+    text = ctx.prose
+    found = [
+        m
+        for m in _ARTIFACT.finditer(text)
+        if m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] in "]_")
+    ]
+    found += word_matches(_CHAT_CITE, text)
+    for match in sorted(found, key=lambda m: m.start()):
         yield Hit(match.start(), match.end(), f"citation artifact {match.group(0)[:40]!r}")
 
 
-_UNLINKED = re.compile(
-    r"\b(?i:according to) (?:the )?(?:[A-Z][\w&.'\u2019-]{1,30} ){0,3}[A-Z][\w&.'\u2019-]{1,30}"
-    r"|\((?i:source|via|sources)\s?:\s?[^)\n]{1,80}\)"
-    r"|^ {0,3}(?:\*\*)?(?i:sources?|references?)(?:\*\*)? ?:(?:\*\*)?[ \t]+\S[^\n]{0,300}$",
+_ACCORDING_TO = re.compile(r"according to ")
+_NAMED_SOURCE = re.compile(r"(?:the )?(?:[A-Z][\w&.'\u2019-]{1,30} ){0,3}[A-Z][\w&.'\u2019-]{1,30}")
+_SOURCE_IN_PARENS = re.compile(r"\((?:source|via|sources)\s?:\s?[^)\n]{1,80}\)")
+_SOURCE_LINE = re.compile(
+    r"^ {0,3}(?:\*\*)?(?:sources?|references?)(?:\*\*)? ?:(?:\*\*)?[ \t]+\S[^\n]{0,300}$",
     re.MULTILINE,
 )
+_SOURCE_WORDS = frozenset({"source", "sources", "via", "reference", "references"})
 
 
 @rule(
@@ -50,19 +61,44 @@ _UNLINKED = re.compile(
     'A named source with no link ("according to Gartner", "(Source: Statista)").',
 )
 def unlinked_citation(ctx: Context) -> Iterator[Hit]:
-    for match in _UNLINKED.finditer(ctx.prose):
-        if not paragraph_has_source(ctx.prose, match.start()):
-            yield Hit(match.start(), match.end(), f"unlinked citation {match.group(0)[:60]!r}")
+    found: list[tuple[int, int]] = []
+    matches = word_matches(_ACCORDING_TO, ctx.lower) if "according" in ctx.words else ()
+    for match in matches:
+        # The source's name is capitalised: match it in the original text.
+        name = _NAMED_SOURCE.match(ctx.prose, match.end(), match.end() + 160)
+        if name is not None:
+            found.append((match.start(), name.end()))
+    if ctx.has_any(_SOURCE_WORDS):
+        found += [(m.start(), m.end()) for m in _SOURCE_IN_PARENS.finditer(ctx.lower)]
+        found += [(m.start(), m.end()) for m in _SOURCE_LINE.finditer(ctx.lower)]
+    for start, end in sorted(found):
+        if not paragraph_has_source(ctx.prose, start):
+            yield Hit(start, end, f"unlinked citation {ctx.prose[start:end][:60]!r}")
 
 
-_INTERNAL_PATH = re.compile(
-    r"(?<![\w/])(?:/home/[a-z_][\w.-]{0,31}/|/Users/[\w.-]{1,40}/|/root/|/mnt/data/|/workspace/"
-    r"|/tmp/[\w.-]{1,60}|/var/(?:www|lib|log)/)"
-    r"|\b[A-Za-z]:\\(?:Users|Windows|Program Files|inetpub)\\"
-    r"|\bfile:///"
-    r"|\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d{2,5})?(?:/[\w./-]{0,100})?"
-    r"|\b[\w-]{1,60}\.(?:internal|corp|intranet)\b"
+# (literal, pattern): the pattern only runs when the literal occurs at all (a C-speed check);
+# the character before a match is checked in Python.
+_INTERNAL_PATHS = tuple(
+    (literal, re.compile(p))
+    for literal, p in (
+        ("/home/", r"/home/[a-z_][\w.-]{0,31}/"),
+        ("/Users/", r"/Users/[\w.-]{1,40}/"),
+        ("/root/", r"/root/"),
+        ("/mnt/data/", r"/mnt/data/"),
+        ("/workspace/", r"/workspace/"),
+        ("/tmp/", r"/tmp/[\w.-]{1,60}"),  # noqa: S108 (a pattern to find, not a path to use)
+        ("/var/", r"/var/(?:www|lib|log)/"),
+        ("file:///", r"file:///"),
+        ("localhost", r"localhost(?::\d{2,5})?(?:/[\w./-]{0,100})?(?![\w])"),
+        ("127.0.0.1", r"127\.0\.0\.1(?::\d{2,5})?(?:/[\w./-]{0,100})?"),
+        ("0.0.0.0", r"0\.0\.0\.0(?::\d{2,5})?"),  # noqa: S104 (a pattern to find)
+    )
 )
+_INTERNAL_HOST_WORDS = (".internal", ".corp", ".intranet")
+# A Windows path: found from ":\\" (rare), then the drive letter before it is checked.
+_WINDOWS_PATH = re.compile(r":\\(?:Users|Windows|Program Files|inetpub)\\")
+_INTERNAL_HOST = re.compile(r"\.(?:internal|corp|intranet)(?![\w])")
+_HOST_BEFORE = re.compile(r"[\w-]{1,60}$")
 
 
 @rule(
@@ -72,8 +108,27 @@ _INTERNAL_PATH = re.compile(
     "Internal paths or hosts leaked into prose (/home/user/, C:\\Users\\, localhost:8000).",
 )
 def internal_path(ctx: Context) -> Iterator[Hit]:
-    for match in _INTERNAL_PATH.finditer(ctx.prose):
-        yield Hit(match.start(), match.end(), f"internal path {match.group(0)[:60]!r}")
+    text = ctx.prose
+    found: list[tuple[int, int]] = []
+    for literal, pattern in _INTERNAL_PATHS:
+        if literal not in text:
+            continue
+        for m in pattern.finditer(text):
+            before = text[m.start() - 1] if m.start() else " "
+            if not (before.isalnum() or before in "_/.-"):
+                found.append((m.start(), m.end()))
+    for m in _WINDOWS_PATH.finditer(text) if ":\\" in text else ():
+        drive = m.start() - 1
+        is_drive = drive >= 0 and text[drive].isascii() and text[drive].isalpha()
+        if is_drive and (drive == 0 or not text[drive - 1].isalnum()):
+            found.append((drive, m.end()))
+    hosts = any(word in text for word in _INTERNAL_HOST_WORDS)
+    for m in _INTERNAL_HOST.finditer(text) if hosts else ():
+        host = _HOST_BEFORE.search(text, max(0, m.start() - 60), m.start())
+        if host is not None:
+            found.append((host.start(), m.end()))
+    for start, end in sorted(found):
+        yield Hit(start, end, f"internal path {text[start:end][:60]!r}")
 
 
 @rule(

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from agents.facts import FactOverride
 from agents.settings import Settings
-from agents.validator._text import Fence, find_fences, mask_code
+from agents.validator._text import Fence, find_fences, lower_same_length, mask_code, word_set
 from schemas.records import Finding, Severity, Span
 
 CRITICAL_POINTS = 10
@@ -37,12 +37,21 @@ class Context:
 
     content: str
     prose: str
+    lower: str  # prose, lowercased, same offsets: most patterns run on this, case-sensitively
     title: str
+    # Lowercased whole content (code included) and its distinct words: gates for the rules.
+    content_lower: str
+    words: frozenset[str]
     fences: tuple[Fence, ...]
     settings: Settings
     facts: tuple[FactOverride, ...]
     niche: str | None
     truncated_from: int | None = None  # original length when the content was cut for scanning
+
+    def has_any(self, words: Iterable[str]) -> bool:
+        """True when any of these (lowercase) words occurs in the content (code included, so
+        the gate never hides a prose match)."""
+        return not self.words.isdisjoint(words)
 
 
 @dataclass(frozen=True)
@@ -126,10 +135,16 @@ def validate(
     truncated_from = len(content) if len(content) > limit else None
     scanned = content[:limit] if truncated_from is not None else content
     fences = tuple(find_fences(scanned))
+    prose = mask_code(scanned, list(fences))
+    lower = lower_same_length(prose)
+    content_lower = lower if prose is scanned else lower_same_length(scanned)
     ctx = Context(
         content=scanned,
-        prose=mask_code(scanned, list(fences)),
+        prose=prose,
+        lower=lower,
         title=title[:2000],
+        content_lower=content_lower,
+        words=word_set(content_lower),
         fences=fences,
         settings=settings,
         facts=tuple(f for f in facts if f.applies_to(niche)),

@@ -27,10 +27,13 @@ def known_wrong_fact(ctx: Context) -> Iterator[Hit]:
     if not ctx.facts:
         return
     text = ctx.prose
+    facts = [f for f in ctx.facts if f.literal is None or f.literal in ctx.lower]
+    if not facts:
+        return
     for start in range(0, len(text), _WINDOW):
         # Windows overlap by 200 characters so a claim across a boundary is still seen once.
         end = min(len(text), start + _WINDOW + 200)
-        for fact in ctx.facts:
+        for fact in facts:
             for match in fact.pattern.finditer(text, start, end):
                 if match.start() >= start + _WINDOW or match.end() == match.start():
                     continue

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from agents.validator._core import Context, Hit, rule
+from agents.validator._text import word_matches
 from schemas.records import Severity
 
 FAMILY = "shape"
@@ -84,9 +85,10 @@ def html_markup(ctx: Context) -> Iterator[Hit]:
         yield Hit(first.start(), first.end(), "content is HTML, expected markdown")
 
 
-_UNSAFE_HTML = re.compile(
-    r"<(?:script|iframe|object|embed|form)\b|\bon(?:load|error|click|mouseover)\s?=|javascript:",
-    re.IGNORECASE,
+_UNSAFE_HTML = (
+    re.compile(r"<(?:script|iframe|object|embed|form)(?![a-z])"),
+    re.compile(r"on(?:load|error|click|mouseover) ?="),
+    re.compile(r"javascript:"),
 )
 
 
@@ -97,5 +99,6 @@ _UNSAFE_HTML = re.compile(
     "Executable HTML in prose (<script>, <iframe>, on*= handlers, javascript: URLs).",
 )
 def unsafe_html(ctx: Context) -> Iterator[Hit]:
-    for match in _UNSAFE_HTML.finditer(ctx.prose):
-        yield Hit(match.start(), match.end(), f"executable HTML {match.group(0)!r}")
+    found = sorted((m.start(), m.end()) for p in _UNSAFE_HTML for m in word_matches(p, ctx.lower))
+    for start, end in found:
+        yield Hit(start, end, f"executable HTML {ctx.prose[start:end]!r}")

@@ -6,27 +6,43 @@ import re
 from collections.abc import Iterator
 
 from agents.validator._core import Context, Hit, rule
+from agents.validator._text import word_matches
 from schemas.records import Severity
 
 FAMILY = "style"
 
-_FILLER = re.compile(
-    r"(?i:\bin today['\u2019]s (?:fast-paced|digital|modern|ever-changing|ever-evolving|"
-    r"rapidly (?:changing|evolving)|competitive|hyper-connected|interconnected|data-driven) "
-    r"(?:world|age|landscape|era|environment|market|economy|society)"
-    r"|\bin the (?:ever-evolving|ever-changing|rapidly evolving|fast-paced|dynamic) "
-    r"(?:world|landscape|realm|field|space) of\b"
-    r"|\bin this day and age\b"
-    r"|\blet['\u2019]s dive (?:in|deeper|right in)\b"
-    r"|\bwithout further ado\b"
-    r"|\bin this (?:article|blog post|post|guide),? (?:we|I)(?:['\u2019]ll| will)\b"
-    r"|\bbuckle up\b"
-    r"|\blook no further\b"
-    r"|\bit['\u2019]s no secret that\b"
-    r"|\bwhether you['\u2019]re a (?:seasoned|beginner|novice|veteran)\b"
-    r"|\bat the end of the day\b"
-    r"|\bwhen it comes to\b"
-    r"|\bin conclusion,)"
+_APOS = "['\u2019]"
+# Run on the lowercased prose; each starts with a literal so the scan can skip ahead.
+_FILLERS = tuple(
+    (frozenset(gate.split()), re.compile(p))
+    for gate, p in (
+        (
+            "today's today\u2019s",
+            rf"in today{_APOS}s (?:fast-paced|digital|modern|ever-changing|ever-evolving|"
+            r"rapidly (?:changing|evolving)|competitive|hyper-connected|interconnected|"
+            r"data-driven) "
+            r"(?:world|age|landscape|era|environment|market|economy|society)(?![a-z])",
+        ),
+        (
+            "ever-evolving ever-changing rapidly fast-paced dynamic",
+            r"in the (?:ever-evolving|ever-changing|rapidly evolving|fast-paced|dynamic) "
+            r"(?:world|landscape|realm|field|space) of(?![a-z])",
+        ),
+        ("age", r"in this day and age(?![a-z])"),
+        ("dive", rf"let{_APOS}s dive (?:in|deeper|right in)(?![a-z])"),
+        ("ado", r"without further ado(?![a-z])"),
+        (
+            "article post guide",
+            rf"in this (?:article|blog post|post|guide),? (?:we|i)(?:{_APOS}ll| will)(?![a-z])",
+        ),
+        ("buckle", r"buckle up(?![a-z])"),
+        ("further", r"look no further(?![a-z])"),
+        ("secret", rf"it{_APOS}s no secret that(?![a-z])"),
+        ("whether", rf"whether you{_APOS}re a (?:seasoned|beginner|novice|veteran)(?![a-z])"),
+        ("end", r"at the end of the day(?![a-z])"),
+        ("comes", r"when it comes to(?![a-z])"),
+        ("conclusion", r"in conclusion,"),
+    )
 )
 
 
@@ -37,8 +53,14 @@ _FILLER = re.compile(
     'Stock filler ("In today\'s fast-paced world", "Let\'s dive in").',
 )
 def filler_phrase(ctx: Context) -> Iterator[Hit]:
-    for match in _FILLER.finditer(ctx.prose):
-        yield Hit(match.start(), match.end(), f"filler phrase {match.group(0)!r}")
+    found = sorted(
+        (m.start(), m.end())
+        for gate, p in _FILLERS
+        if ctx.has_any(gate)
+        for m in word_matches(p, ctx.lower)
+    )
+    for start, end in found:
+        yield Hit(start, end, f"filler phrase {ctx.prose[start:end]!r}")
 
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+([^\n]{1,200})$", re.MULTILINE)
@@ -72,17 +94,111 @@ def banned_header(ctx: Context) -> Iterator[Hit]:
             yield Hit(match.start(1), match.end(1), f"generic header {match.group(1).strip()!r}")
 
 
+# Stems counted with str.count first (a fast C scan each); the exact word-bounded pattern only
+# runs when the stems could add up to a finding.
+_BUZZ_STEMS = (
+    "delv",
+    "tapestry",
+    "testament",
+    "realm",
+    "bustling",
+    "vibrant",
+    "intricate",
+    "multifaceted",
+    "paramount",
+    "pivotal",
+    "seamless",
+    "leverag",
+    "unlock",
+    "elevat",
+    "embark",
+    "game-changer",
+    "game changer",
+    "ever-evolving",
+    "cutting-edge",
+    "harness",
+    "foster",
+    "underscor",
+    "showcas",
+    "myriad",
+    "plethora",
+    "synergy",
+    "holistic",
+    "transformative",
+    "unleash",
+    "beacon",
+    "symphony",
+    "labyrinth",
+    "meticulous",
+    "commendable",
+    "resonat",
+    "navigat",
+    "treasure trove",
+    "unwavering",
+    "revolutioniz",
+)
+_BUZZ_PHRASES = ("game changer", "treasure trove", "navigat")
+_BUZZ_FORMS = frozenset(
+    f"{stem}{end}"
+    for stem, ends in (
+        ("delv", "e es ed ing"),
+        ("leverag", "e es ed ing"),
+        ("elevat", "e es ed ing"),
+        ("underscor", "e es ed ing"),
+        ("showcas", "e es ed ing"),
+        ("resonat", "e es ed ing"),
+        ("revolutioniz", "e es ed ing"),
+        ("unlock", "_ s ed ing"),
+        ("embark", "_ s ed ing"),
+        ("harness", "_ es ed ing"),
+        ("foster", "_ s ed ing"),
+        ("unleash", "_ es ed ing"),
+        ("seamless", "_ ly"),
+        ("meticulous", "_ ly"),
+    )
+    for end in ends.replace("_", "").split(" ")
+) | frozenset(
+    [
+        "tapestry",
+        "testament",
+        "realm",
+        "bustling",
+        "vibrant",
+        "intricate",
+        "multifaceted",
+        "paramount",
+        "pivotal",
+        "game-changer",
+        "ever-evolving",
+        "cutting-edge",
+        "myriad",
+        "plethora",
+        "synergy",
+        "holistic",
+        "transformative",
+        "beacon",
+        "symphony",
+        "labyrinth",
+        "commendable",
+        "unwavering",
+        "tapestries",
+        "testaments",
+        "realms",
+        "beacons",
+        "symphonies",
+        "labyrinths",
+    ]
+)
 _BUZZWORD = re.compile(
-    r"(?i:\b(?:delv(?:e|es|ed|ing)|tapestry|testament|realm|bustling|vibrant|intricate|"
+    r"(?<![a-z])(?:delv(?:e|es|ed|ing)|tapestry|testament|realm|bustling|vibrant|intricate|"
     r"multifaceted|paramount|pivotal|seamless(?:ly)?|leverag(?:e|es|ed|ing)|unlock(?:s|ed|ing)?|"
     r"elevat(?:e|es|ed|ing)|embark(?:s|ed|ing)?|game[- ]changer|ever-evolving|cutting-edge|"
     r"harness(?:es|ed|ing)?|foster(?:s|ed|ing)?|underscor(?:e|es|ed|ing)|showcas(?:e|es|ed|ing)|"
     r"myriad|plethora|synergy|holistic|transformative|unleash(?:es|ed|ing)?|beacon|symphony|"
     r"labyrinth|meticulous(?:ly)?|commendable|resonat(?:e|es|ed|ing)|navigat(?:e|es|ing) the "
-    r"(?:complexities|landscape|world)|in the realm of|treasure trove|unwavering|"
-    r"revolutioniz(?:e|es|ed|ing))\b)"
+    r"(?:complexities|landscape|world)|treasure trove|unwavering|"
+    r"revolutioniz(?:e|es|ed|ing))(?![a-z])"
 )
-_WORD = re.compile(r"\w+")
 
 
 @rule(
@@ -92,13 +208,21 @@ _WORD = re.compile(r"\w+")
     "Too many model buzzwords (delve, tapestry, testament, ...) per 1,000 words.",
 )
 def buzzword_density(ctx: Context) -> Iterator[Hit]:
-    found = list(_BUZZWORD.finditer(ctx.prose))
-    if len(found) < 3:
+    low = ctx.lower
+    limit = ctx.settings.content_validator_buzzword_max_per_1000_words
+    if ctx.words.isdisjoint(_BUZZ_FORMS) and not any(p in low for p in _BUZZ_PHRASES):
+        return
+    stems = sum(low.count(stem) for stem in _BUZZ_STEMS)
+    if stems < 3:
         return
     # Whitespace-separated tokens approximate words well enough, and cost one C-level split.
-    words = max(len(ctx.prose.split()), 1)
+    words = max(len(low.split()), 1)
+    if stems * 1000 / words <= limit:
+        return  # stems over-count (substrings), so below the limit here means below it exactly
+    found = list(_BUZZWORD.finditer(low))
+    if len(found) < 3:
+        return
     per_1000 = len(found) * 1000 / words
-    limit = ctx.settings.content_validator_buzzword_max_per_1000_words
     if per_1000 > limit:
         sample = ", ".join(sorted({m.group(0).lower() for m in found})[:6])
         yield Hit(
