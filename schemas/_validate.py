@@ -51,7 +51,7 @@ def validate(record: Any, limits: Limits) -> None:
 
 def _nonempty(value: str, field: str) -> None:
     if not value.strip():
-        raise InvalidRecordError("must not be empty", field=field)
+        raise InvalidRecordError("must not be empty or blank", field=field)
 
 
 def _version(value: int, field: str = "version") -> None:
@@ -123,8 +123,9 @@ def _dead_letter(d: DeadLetter, limits: Limits) -> None:
     _nonempty(d.source_topic, "source_topic")
     _nonempty(d.error_type, "error_type")
     # -1: the bad event did not come from Kafka (e.g. an HTTP submission).
-    if d.source_partition < -1 or d.source_offset < -1:
-        raise InvalidRecordError("partition and offset must be >= -1", field="source_offset")
+    for name in ("source_partition", "source_offset"):
+        if getattr(d, name) < -1:
+            raise InvalidRecordError(f"must be >= -1, got {getattr(d, name)}", field=name)
 
 
 _RULES: dict[type[Any], Callable[[Any, Limits], None]] = {

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from event_strategies import load_avsc, raw_payload
+from event_strategies import AT, load_avsc, raw_payload
 from fastavro import parse_schema, schemaless_writer
 
 from schemas import (
@@ -311,3 +311,33 @@ def test_errors_survive_pickling_for_multiprocess_workers() -> None:
         str(err),
     )
     assert isinstance(copy, CodecError) and isinstance(copy, ValueError)
+
+
+def test_rules_of_the_other_records(draft: DraftSubmitted, result: ReviewerResult) -> None:
+    from schemas import Cost, DeadLetter, QADecision, ReviewSummary
+
+    decision = QADecision("id", "draft-42", 3, True, 80.0, "s", "f", decided_at=result.produced_at)
+    letter = DeadLetter("qa.reviews", 0, 5, "BadMagicError", "x", b"raw", failed_at=AT)
+    cases = [
+        (dataclasses.replace(decision, decision_id=""), "decision_id"),
+        (dataclasses.replace(decision, final_score=-1.0), "final_score"),
+        (
+            dataclasses.replace(
+                decision, reviews=(ReviewSummary("critic", "ollama", "ok", True, 101.0, ""),)
+            ),
+            "reviews[0].score",
+        ),
+        (dataclasses.replace(letter, source_partition=-2), "source_partition"),
+        (dataclasses.replace(letter, source_offset=-5), "source_offset"),
+        (dataclasses.replace(letter, error_type=" "), "error_type"),
+        (dataclasses.replace(result, cost=Cost(usd=-0.01)), "cost.usd"),
+        (dataclasses.replace(result, cost=Cost(kwh=float("inf"))), "cost.kwh"),
+        (dataclasses.replace(result, reviewer=""), "reviewer"),
+        (dataclasses.replace(draft, version=-3), "version"),
+    ]
+    for record, field in cases:
+        with pytest.raises(InvalidRecordError) as caught:
+            encode(record)
+        assert caught.value.field == field, record
+    assert decode(encode(letter)) == letter  # and the valid ones pass
+    assert decode(encode(dataclasses.replace(letter, source_partition=-1))).source_partition == -1
