@@ -318,7 +318,7 @@ def test_rules_of_the_other_records(draft: DraftSubmitted, result: ReviewerResul
 
     decision = QADecision("id", "draft-42", 3, True, 80.0, "s", "f", decided_at=result.produced_at)
     letter = DeadLetter("qa.reviews", 0, 5, "BadMagicError", "x", b"raw", failed_at=AT)
-    cases = [
+    cases: list[tuple[Any, str]] = [
         (dataclasses.replace(decision, decision_id=""), "decision_id"),
         (dataclasses.replace(decision, final_score=-1.0), "final_score"),
         (
@@ -340,4 +340,5 @@ def test_rules_of_the_other_records(draft: DraftSubmitted, result: ReviewerResul
             encode(record)
         assert caught.value.field == field, record
     assert decode(encode(letter)) == letter  # and the valid ones pass
-    assert decode(encode(dataclasses.replace(letter, source_partition=-1))).source_partition == -1
+    not_from_kafka = dataclasses.replace(letter, source_partition=-1, source_offset=-1)
+    assert decode(encode(not_from_kafka), DeadLetter) == not_from_kafka
