@@ -49,6 +49,20 @@ def _env_port(name: str, default: int) -> int:
     return port
 
 
+def _env_seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise DevStackError(f"{name}={raw!r} is not a number of seconds; set it between 1 and "
+                            "3600 or unset it")
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
     """Everything the launchers need, read from the environment (see README, Operations)."""
@@ -79,7 +93,7 @@ class Settings:
             pg_port=_env_port("MULTIQA_PG_PORT", DEFAULT_PG_PORT),
             pg_bindir=os.environ.get("MULTIQA_PG_BINDIR", "").strip() or None,
             pg_options=os.environ.get("MULTIQA_PG_OPTIONS", "").strip(),
-            start_timeout=float(os.environ.get("MULTIQA_START_TIMEOUT", "") or 90),
+            start_timeout=_env_seconds("MULTIQA_START_TIMEOUT", 90.0),
         )
 
     @property
