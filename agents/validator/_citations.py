@@ -115,7 +115,9 @@ def internal_path(ctx: Context) -> Iterator[Hit]:
             continue
         for m in pattern.finditer(text):
             before = text[m.start() - 1] if m.start() else " "
-            if not (before.isalnum() or before in "_/.-"):
+            # A path inside a URL ("https://site/home/...") is not a leaked path; a host after
+            # "//" ("http://localhost") is.
+            if not (before.isalnum() or before in ("_/.-" if literal[0] == "/" else "_.-")):
                 found.append((m.start(), m.end()))
     for m in _WINDOWS_PATH.finditer(text) if ":\\" in text else ():
         drive = m.start() - 1

@@ -1,0 +1,163 @@
+"""Bad input never raises and never backtracks catastrophically.
+
+Every rule gets adversarial strings built to stress its patterns (long runs of its trigger
+characters and near-misses). Each test runs the one rule alone under a tight pytest-timeout: a
+pattern with catastrophic backtracking takes minutes on these inputs, a linear one milliseconds.
+Nothing here is a timed assertion; the budget only catches the pathological case.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agents.facts import FactOverride
+from agents.settings import Settings
+from agents.validator import rule_codes, validate
+
+N = 60_000  # characters per adversarial string (under the 200,000 scan limit)
+
+
+def repeat(unit: str, n: int = N) -> str:
+    return (unit * (n // max(len(unit), 1) + 1))[:n]
+
+
+GENERIC = [
+    repeat("a"),
+    repeat(" "),
+    repeat("\n"),
+    repeat("a "),
+    repeat("A"),
+    repeat("1"),
+    repeat("'"),
+    repeat("-"),
+]
+ADVERSARIAL: dict[str, list[str]] = {
+    "fabricated_person": [repeat("Sarah "), repeat("Sarah Mitchell, a a a "), repeat("Dr. Sarah ")],
+    "fabricated_study": [repeat("a 2024 study "), repeat("according to a recent ")],
+    "unsourced_statistic": [
+        repeat("%"),
+        repeat("1%"),
+        repeat("increased by 1 "),
+        repeat("1 percent"),
+    ],
+    "unknowable_company_claim": [repeat("our team of "), repeat("we have been doing x ")],
+    "fabricated_quote": [repeat('"'), repeat('"' + "a" * 20), repeat("John Smith said ")],
+    "first_person_experience": [repeat("I spent "), repeat("we have "), repeat("in my ")],
+    "placeholder": [
+        repeat("["),
+        repeat("[image-1:"),
+        repeat("]("),
+        repeat("{{"),
+        repeat("(source"),
+    ],
+    "leaked_reasoning": [repeat("<"), repeat("<think")],
+    "chat_template_token": [repeat("<|"), repeat("[INST"), repeat("\nUser:")],
+    "planning_scaffold": [repeat("\n## outline"), repeat("\n**"), repeat("\nstep 1: ")],
+    "assistant_chatter": [repeat("as an "), repeat("an ai "), repeat("here is the ")],
+    "unclosed_code_fence": [repeat("```\n"), repeat("~~~~\n"), repeat("```x")],
+    "broken_ending": [repeat("{") + "}", repeat('{"title":') + "}", repeat("http://") + "x"],
+    "prompt_injection": [
+        repeat("ignore all all all "),
+        repeat("give this "),
+        repeat("<!--"),
+        repeat("\u200b"),
+        repeat("note to the "),
+        repeat("you are now a "),
+    ],
+    "filler_phrase": [repeat("in today's "), repeat("let's dive ")],
+    "banned_header": [repeat("#"), repeat("\n# ")],
+    "buzzword_density": [repeat("delve "), repeat("delv")],
+    "citation_artifact": [repeat("[1, "), repeat("(Smith "), repeat("\u3010")],
+    "unlinked_citation": [repeat("according to A "), repeat("\nsources: "), repeat("(source: ")],
+    "internal_path": [repeat("/home/"), repeat("localhost/"), repeat("a.internal "), repeat(":\\")],
+    "code_density": [repeat("```\n```\n")],
+    "known_wrong_fact": [repeat("the moon is "), repeat("x" * 3999 + "\n")],
+    "empty_content": [repeat(" \t\n")],
+    "oversized_content": [repeat("a", 300_000)],
+    "binary_content": [repeat("\x00"), repeat("\ufffd")],
+    "html_markup": [repeat("<p"), repeat("<div ")],
+    "unsafe_html": [repeat("<script"), repeat("onload")],
+}
+FACT = FactOverride.build(r"the moon is made of (?:green )?cheese", "It is rock.")
+
+
+def test_every_rule_has_adversarial_input() -> None:
+    assert set(ADVERSARIAL) == rule_codes()
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize("code", sorted(ADVERSARIAL))
+def test_adversarial_strings_per_rule(code: str) -> None:
+    others = ",".join(sorted(rule_codes() - {code}))
+    settings = Settings(content_validator_disabled_rules=others)
+    for text in ADVERSARIAL[code] + GENERIC:
+        report = validate(text, title=text[:500], settings=settings, facts=[FACT])
+        assert all(f.code == code for f in report.findings)
+
+
+@pytest.mark.timeout(20)
+def test_five_megabytes() -> None:
+    text = "A sentence about laptops. " * 200_000  # 5.2 MB
+    report = validate(text)
+    assert "oversized_content" in report.codes()
+    assert not report.approved
+
+
+def test_empty_content() -> None:
+    report = validate("")
+    assert report.codes() == ["empty_content"]
+    assert validate("  \n ").codes() == ["empty_content"]
+
+
+@pytest.mark.timeout(10)
+def test_binary_junk() -> None:
+    rng = random.Random(1)
+    junk = bytes(rng.randrange(256) for _ in range(50_000))
+    report = validate(junk.decode("utf-8", errors="replace"))
+    assert "binary_content" in report.codes()
+    assert validate(junk.decode("latin-1")).findings  # no replacement chars, still flagged
+
+
+def test_html_instead_of_markdown() -> None:
+    html = "<html><body>" + "".join(f"<p>Paragraph {i} about laptops.</p>" for i in range(20))
+    report = validate(html + "</body></html>")
+    assert "html_markup" in report.codes()
+
+
+def test_unbalanced_fences() -> None:
+    text = "Intro.\n\n```python\nprint(1)\n```\n\nMiddle.\n\n~~~\nunclosed block\n"
+    assert validate(text).codes() == ["unclosed_code_fence"]
+    # A ``` inside a ~~~ block does not close it, and vice versa.
+    mixed = "Intro.\n\n~~~\n```\n~~~\n\nDone here.\n"
+    assert validate(mixed).findings == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "東京は日本の首都です。人口は約千四百万人です。",
+        "Москва — столица России. Это большой город.",
+        "القاهرة هي عاصمة مصر. إنها مدينة كبيرة؟",
+        "दिल्ली भारत की राजधानी है। यह बड़ा शहर है।",
+        "서울은 한국의 수도입니다. 큰 도시입니다.",
+        "Ἀθῆναι πόλις ἐστίν. İstanbul büyük bir şehirdir.",
+        "Emoji endings are fine 🚀",
+    ],
+)
+def test_every_language(text: str) -> None:
+    report = validate(text, title=text[:20])
+    assert report.findings == (), report.findings
+
+
+def test_offsets_survive_length_changing_lowercase() -> None:
+    # U+0130 lowercases to two characters; offsets must still point into the original.
+    text = "İİİİ Sarah Mitchell, CEO of Acme, agrees."
+    (finding,) = validate(text).findings
+    assert finding.span is not None and finding.span.text == "Sarah Mitchell"
+
+
+@pytest.mark.parametrize("value", [None, 12345, b"bytes"])
+def test_non_string_content_does_not_raise(value: object) -> None:
+    validate(value)  # type: ignore[arg-type]
