@@ -184,13 +184,6 @@ class MultiModelQA:
         early = False
         try:
             while pending:
-                remaining = deadline - loop.time()
-                if remaining <= 0:
-                    return True, early
-                done, pending = await asyncio.wait(
-                    pending, timeout=remaining, return_when=asyncio.FIRST_COMPLETED
-                )
-                results.extend(task.result() for task in done)
                 paid = {t for t in pending if tasks[t].paid}
                 if paid and is_settled(results, [tasks[t].name for t in pending], settings):
                     log.info(
@@ -202,6 +195,14 @@ class MultiModelQA:
                     await _cancel(paid)
                     pending -= paid
                     early = True
+                    continue
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    return True, early
+                done, pending = await asyncio.wait(
+                    pending, timeout=remaining, return_when=asyncio.FIRST_COMPLETED
+                )
+                results.extend(task.result() for task in done)
             return False, early
         finally:
             await _cancel(pending)
