@@ -1,0 +1,493 @@
+"""Operator commands: `multiqa submit`, `multiqa decisions`, `multiqa status`, `multiqa db migrate`.
+
+Where things are comes from the stream's configuration (`MULTIQA_*`, see streams.config), with
+the dev stack's variables as fallbacks (KAFKA_BOOTSTRAP_SERVERS, DATABASE_URL, and the
+`.cache/devstack.env` that `multiqa dev up` writes), and `--bootstrap` / `--dsn` over all.
+
+A failure the operator can act on (a missing file, a broker or database that does not answer, an
+unknown draft) prints one line `multiqa <command>: error: ...` and exits 1; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import re
+import sys
+import uuid
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+from aiokafka.errors import KafkaError
+
+from schemas import CodecError, DraftSubmitted, QADecision
+from streams.client import BrokerUnavailableError, DecisionTail, DraftSubmitter
+from streams.config import ConfigError, StreamConfig
+from streams.db import MigrationError, create_pool, migrate
+from streams.topics import TopicSetupError, ensure_topics
+
+
+class CommandError(Exception):
+    """A failure explained in one line to the operator."""
+
+
+# --- configuration -----------------------------------------------------------------------------
+
+
+def _devstack_env() -> dict[str, str]:
+    """KEY=VALUE lines of `.cache/devstack.env` (what `multiqa dev up` started), if any."""
+    from streams.devstack import Settings
+
+    try:
+        text = Settings.from_env().env_file.read_text()
+    except (OSError, RuntimeError):
+        return {}
+    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line)
+    return {k.strip(): v.strip() for k, v in pairs if not k.lstrip().startswith("#")}
+
+
+def _first(*values: str | None) -> str:
+    return next((v for v in values if v), "")
+
+
+def load_config(args: argparse.Namespace) -> StreamConfig:
+    """StreamConfig from MULTIQA_*, then the dev stack's variables, then command-line flags."""
+    env = os.environ
+    dev = _devstack_env()
+    overrides: dict[str, Any] = {}
+    bootstrap = _first(
+        getattr(args, "bootstrap", None),
+        env.get("MULTIQA_BOOTSTRAP_SERVERS"),
+        env.get("KAFKA_BOOTSTRAP_SERVERS"),
+        dev.get("KAFKA_BOOTSTRAP_SERVERS"),
+    )
+    if bootstrap:
+        overrides["bootstrap_servers"] = bootstrap
+    dsn = _first(
+        getattr(args, "dsn", None),
+        env.get("MULTIQA_DATABASE_URL"),
+        env.get("DATABASE_URL"),
+        dev.get("DATABASE_URL"),
+    )
+    if dsn:
+        overrides["database_url"] = dsn
+    return StreamConfig.from_env(**overrides)
+
+
+def _database_url(config: StreamConfig) -> str:
+    if not config.database_url:
+        raise CommandError(
+            "no database configured: pass --dsn, set MULTIQA_DATABASE_URL or DATABASE_URL, "
+            "or start the dev stack with `multiqa dev up`"
+        )
+    return config.database_url
+
+
+async def _connect(dsn: str) -> asyncpg.Pool:
+    try:
+        return await asyncio.wait_for(create_pool(dsn, min_size=1, max_size=2), 15)
+    except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
+        where = re.sub(r"//[^@/]*@", "//", dsn)  # never print a password
+        raise CommandError(
+            f"cannot reach PostgreSQL at {where}: {exc or type(exc).__name__}"
+        ) from exc
+
+
+# --- running a command -------------------------------------------------------------------------
+
+
+def _run(
+    name: str, command: Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
+) -> Callable[[argparse.Namespace], int]:
+    """Wrap an async command: known failures become one line on stderr and exit code 1."""
+
+    def func(args: argparse.Namespace) -> int:
+        # aiokafka logs every failed connection attempt itself; the one line below says it all.
+        logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
+        try:
+            return asyncio.run(command(args))
+        except KeyboardInterrupt:
+            return 130
+        except (
+            CommandError,
+            BrokerUnavailableError,
+            ConfigError,
+            CodecError,
+            MigrationError,
+            TopicSetupError,
+        ) as exc:
+            message = str(exc)
+        except KafkaError as exc:
+            message = f"Kafka error: {exc}"
+        except asyncpg.PostgresError as exc:
+            message = f"PostgreSQL error: {exc}"
+        print(f"multiqa {name}: error: {message}", file=sys.stderr, flush=True)
+        return 1
+
+    return func
+
+
+# --- submit ------------------------------------------------------------------------------------
+
+
+def read_draft_file(path: str) -> str:
+    """The markdown of FILE ("-": standard input), refusing what is not reviewable text."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        label = "standard input"
+    else:
+        file = Path(path)
+        label = str(file)
+        if file.is_dir():
+            raise CommandError(f"{label} is a directory, not a markdown file")
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"cannot read {label}: {exc.strerror or exc}") from exc
+    if b"\x00" in data:
+        raise CommandError(f"{label} is a binary file, not markdown text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(
+            f"{label} is not UTF-8 text (invalid byte at offset {exc.start}); save it as UTF-8"
+        ) from exc
+    if not text.strip():
+        raise CommandError(f"{label} is empty: there is nothing to review")
+    return text.removeprefix("\ufeff")
+
+
+def _title_of(markdown: str) -> str | None:
+    match = re.search(r"^#\s+(.+?)\s*#*\s*$", markdown, re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def build_draft(args: argparse.Namespace, content: str) -> DraftSubmitted:
+    title = args.title or _title_of(content)
+    if not title or not title.strip():
+        raise CommandError(f"no --title given and {args.file} has no '# ' heading to use")
+    if args.version < 1:
+        raise CommandError(f"--version must be 1 or more, not {args.version}")
+    return DraftSubmitted(
+        draft_id=args.draft_id or str(uuid.uuid4()),
+        version=args.version,
+        title=title.strip(),
+        content=content,
+        task_id=args.task_id,
+        topic=args.topic or "",
+        research_sources=tuple(args.source or ()),
+        preview_url=args.preview_url,
+        writer_model=args.writer_model,
+        site_domain=args.site_domain,
+        niche=args.niche,
+    )
+
+
+async def _submit(args: argparse.Namespace) -> int:
+    draft = build_draft(args, read_draft_file(args.file))
+    config = load_config(args)
+    bootstrap = config.bootstrap_servers
+    try:
+        # The topics get the configured partition count now, not the broker's default later.
+        await ensure_topics(config, request_timeout=10)
+    except KafkaError as exc:
+        raise BrokerUnavailableError(f"cannot reach Kafka at {bootstrap}: {exc}") from exc
+    submitter = DraftSubmitter(bootstrap, topic=config.drafts_topic)
+    if not args.wait:
+        async with submitter:
+            submission = await submitter.submit(draft)
+        _print_submission(submission.draft, submission.topic, submission.partition,
+                          submission.offset, submission.traceparent)  # fmt: skip
+        return 0
+    async with DecisionTail(bootstrap, topic=config.decisions_topic) as tail, submitter:
+        submission = await submitter.submit(draft)
+        _print_submission(draft, submission.topic, submission.partition, submission.offset,
+                          submission.traceparent)  # fmt: skip
+        print(f"waiting up to {args.timeout:g} s for the decision ...", flush=True)
+        decision = await tail.wait_for(draft.draft_id, draft.version, within=args.timeout)
+    if decision is None:
+        raise CommandError(
+            f"no decision on draft {draft.draft_id} v{draft.version} within {args.timeout:g} s "
+            "(is a worker running? start one with `multiqa worker`)"
+        )
+    print(format_decision(decision))
+    return 0
+
+
+def _print_submission(
+    draft: DraftSubmitted, topic: str, partition: int, offset: int, traceparent: str
+) -> None:
+    trace_id = traceparent.split("-")[1] if traceparent.count("-") >= 3 else traceparent
+    print(
+        f"submitted draft {draft.draft_id} v{draft.version} ({draft.title!r}) "
+        f"to {topic}[{partition}]@{offset}, trace {trace_id}",
+        flush=True,
+    )
+
+
+# --- formatting decisions ----------------------------------------------------------------------
+
+
+def _flags(decision: QADecision) -> str:
+    flags = [
+        name
+        for name, on in (
+            ("timed-out", decision.timed_out),
+            ("short-circuit", decision.short_circuited),
+            ("early", decision.early_decided),
+            ("human-review", decision.needs_human_review),
+        )
+        if on
+    ]
+    return ",".join(flags) or "-"
+
+
+def format_decision(decision: QADecision) -> str:
+    """A decision for a human: verdict, why, each reviewer, then the feedback text."""
+    verdict = "APPROVED" if decision.approved else "REJECTED"
+    lines = [
+        f"decision {decision.decision_id}: {verdict}, score {decision.final_score:.1f}/100 "
+        f"(draft {decision.draft_id} v{decision.version})",
+        f"summary: {decision.summary}",
+    ]
+    if decision.vetoes:
+        lines.append("vetoes: " + "; ".join(decision.vetoes))
+    if decision.missing_reviewers:
+        lines.append("missing reviewers: " + ", ".join(decision.missing_reviewers))
+    if _flags(decision) != "-":
+        lines.append("flags: " + _flags(decision))
+    if decision.reviews:
+        lines.append("reviewers:")
+        for r in decision.reviews:
+            score = f"{r.score:5.1f}" if r.status == "ok" else "    -"
+            note = r.feedback.splitlines()[0][:90] if r.feedback else ""
+            lines.append(f"  {r.reviewer:<15} {r.status:<8} {score}  {note}")
+    lines += ["feedback:", decision.feedback_text]
+    return "\n".join(lines)
+
+
+_COLUMNS = ("DECIDED (UTC)", "DRAFT", "VER", "RESULT", "SCORE", "FLAGS", "MISSING")
+
+
+def _row(decision: QADecision) -> tuple[str, ...]:
+    return (
+        decision.decided_at.strftime("%Y-%m-%d %H:%M:%S"),
+        decision.draft_id if len(decision.draft_id) <= 36 else decision.draft_id[:35] + "…",
+        str(decision.version),
+        "approved" if decision.approved else "rejected",
+        f"{decision.final_score:.1f}",
+        _flags(decision),
+        ",".join(decision.missing_reviewers) or "-",
+    )
+
+
+_WIDTHS = (19, 36, 3, 8, 5, 13, 0)
+
+
+def _line(cells: Sequence[str]) -> str:
+    return "  ".join(c.ljust(w) if w else c for c, w in zip(cells, _WIDTHS, strict=True)).rstrip()
+
+
+# --- decisions ---------------------------------------------------------------------------------
+
+
+async def _decisions(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        raise CommandError(f"--limit must be 1 or more, not {args.limit}")
+    config = load_config(args)
+    tail = DecisionTail(
+        config.bootstrap_servers,
+        topic=config.decisions_topic,
+        from_beginning=args.from_beginning,
+        last=None if args.from_beginning else args.limit,
+    )
+    async with tail:
+        print(_line(_COLUMNS), flush=True)
+        existing = sorted(await tail.existing(), key=lambda d: d.decided_at)
+        if not args.from_beginning:
+            existing = existing[-args.limit :]
+        for decision in existing:
+            print(_line(_row(decision)), flush=True)
+        if not args.follow:
+            if not existing:
+                print(f"(no decisions on {config.decisions_topic} yet)")
+            return 0
+        async for decision in tail.follow():
+            print(_line(_row(decision)), flush=True)
+    return 0
+
+
+# --- status ------------------------------------------------------------------------------------
+
+
+async def _status(args: argparse.Namespace) -> int:
+    config = load_config(args)
+    pool = await _connect(_database_url(config))
+    try:
+        found = await draft_status(pool, args.draft_id, args.version)
+    finally:
+        await pool.close()
+    if not found:
+        which = f"draft {args.draft_id!r}" + (f" v{args.version}" if args.version else "")
+        raise CommandError(
+            f"nothing recorded for {which}: no reviews and no decision (unknown id, or not "
+            "reviewed yet: is a worker running?)"
+        )
+    print("\n".join(found))
+    return 0
+
+
+def _json_list(value: Any) -> list[Any]:
+    # jsonb arrives decoded from streams.db.create_pool's pools, as text from a plain pool.
+    return list(json.loads(value) if isinstance(value, str) else value)
+
+
+async def draft_status(pool: Any, draft_id: str, version: int | None) -> list[str]:
+    """What PostgreSQL holds for a draft, per version: the decision (or "pending") and every
+    reviewer result, marking those that arrived after the decision. Empty when nothing."""
+    decisions = {
+        r["version"]: r
+        for r in await pool.fetch(
+            "SELECT * FROM qa_decisions WHERE draft_id = $1 AND ($2::int IS NULL OR version = $2)",
+            draft_id,
+            version,
+        )
+    }
+    reviews = await pool.fetch(
+        "SELECT version, reviewer, provider, status, approved, score, feedback, veto, "
+        "recorded_at FROM qa_reviews WHERE draft_id = $1 AND ($2::int IS NULL OR version = $2) "
+        "ORDER BY version, produced_at, reviewer",
+        draft_id,
+        version,
+    )
+    versions = sorted(set(decisions) | {r["version"] for r in reviews})
+    lines: list[str] = []
+    for v in versions:
+        decision = decisions.get(v)
+        counted = {r["reviewer"] for r in _json_list(decision["reviews"])} if decision else set()
+        if decision is None:
+            lines.append(f"draft {draft_id} v{v}: PENDING, no decision yet")
+        else:
+            verdict = "APPROVED" if decision["approved"] else "REJECTED"
+            flags = [
+                name
+                for name in ("timed_out", "short_circuited", "early_decided", "needs_human_review")
+                if decision[name]
+            ]
+            lines.append(
+                f"draft {draft_id} v{v}: {verdict}, score {decision['final_score']:.1f}/100, "
+                f"decided {decision['decided_at']:%Y-%m-%d %H:%M:%S} UTC"
+                + (f" [{', '.join(flags)}]" if flags else "")
+            )
+            lines.append(f"  summary: {decision['summary']}")
+            if decision["missing_reviewers"]:
+                lines.append(f"  missing: {', '.join(decision['missing_reviewers'])}")
+            if decision["vetoes"]:
+                lines.append(f"  vetoes: {'; '.join(decision['vetoes'])}")
+        these = [r for r in reviews if r["version"] == v]
+        lines.append(f"  reviews recorded: {len(these)}")
+        for r in these:
+            score = f"{r['score']:5.1f}" if r["status"] == "ok" else "    -"
+            late = "  (after the decision)" if decision and r["reviewer"] not in counted else ""
+            note = (r["veto"] or r["feedback"] or "").splitlines()
+            lines.append(
+                f"    {r['reviewer']:<15} {r['status']:<8} {score}  "
+                f"{(note[0] if note else '')[:80]}{late}"
+            )
+    return lines
+
+
+# --- db migrate --------------------------------------------------------------------------------
+
+
+async def _db_migrate(args: argparse.Namespace) -> int:
+    config = load_config(args)
+    pool = await _connect(_database_url(config))
+    try:
+        applied = await migrate(pool)
+        total = await pool.fetchval("SELECT count(*) FROM schema_migrations")
+    finally:
+        await pool.close()
+    if applied:
+        print(f"applied migrations {', '.join(f'{v:03d}' for v in applied)}; {total} in all")
+    else:
+        print(f"database is up to date ({total} migrations)")
+    return 0
+
+
+# --- parsers -----------------------------------------------------------------------------------
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0")
+    return value
+
+
+def add_parser(subparsers: Any) -> None:
+    bootstrap = argparse.ArgumentParser(add_help=False)
+    bootstrap.add_argument("--bootstrap", metavar="HOST:PORT", help="Kafka bootstrap servers")
+    dsn = argparse.ArgumentParser(add_help=False)
+    dsn.add_argument("--dsn", metavar="URL", help="PostgreSQL DSN")
+
+    submit = subparsers.add_parser(
+        "submit",
+        parents=[bootstrap],
+        help="publish a markdown draft for review",
+        description="Publish FILE (markdown, '-' for stdin) as a DraftSubmitted event.",
+    )
+    submit.add_argument("file", metavar="FILE.md")
+    submit.add_argument("--title", help="the draft's title (default: its first '# ' heading)")
+    submit.add_argument("--topic", help="what the draft is meant to be about")
+    submit.add_argument("--preview-url", help="URL of the rendered preview")
+    submit.add_argument("--draft-id", help="the draft's id (default: a new UUID)")
+    submit.add_argument("--version", type=int, default=1, help="draft version (default 1)")
+    submit.add_argument("--task-id", help="the writer pipeline's task id (gets the feedback)")
+    submit.add_argument("--source", action="append", metavar="URL", help="research source")
+    submit.add_argument("--writer-model", help="the model that wrote it (the critic avoids it)")
+    submit.add_argument("--site-domain", help="the publishing site's domain")
+    submit.add_argument("--niche", help="the site niche (per-niche validator rules)")
+    submit.add_argument("--wait", action="store_true", help="wait for and print the decision")
+    submit.add_argument(
+        "--timeout", type=_positive_float, default=120.0, help="seconds --wait waits (120)"
+    )
+    submit.set_defaults(func=_run("submit", _submit))
+
+    decisions = subparsers.add_parser(
+        "decisions",
+        parents=[bootstrap],
+        help="show recent decisions as a table (--follow to tail)",
+        description="Read the decisions topic without joining any consumer group.",
+    )
+    decisions.add_argument("--follow", "-f", action="store_true", help="keep printing new ones")
+    decisions.add_argument("--limit", type=int, default=20, help="recent decisions shown (20)")
+    decisions.add_argument(
+        "--from-beginning", action="store_true", help="every decision the topic still holds"
+    )
+    decisions.set_defaults(func=_run("decisions", _decisions))
+
+    status = subparsers.add_parser(
+        "status",
+        parents=[dsn],
+        help="what is recorded for a draft: decision, reviews so far",
+        description="A draft's decision and reviewer results, from PostgreSQL.",
+    )
+    status.add_argument("draft_id", metavar="DRAFT_ID")
+    status.add_argument("--version", type=int, help="only this version")
+    status.set_defaults(func=_run("status", _status))
+
+    db = subparsers.add_parser("db", help="database maintenance")
+    db_sub = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    migrate_cmd = db_sub.add_parser(
+        "migrate", parents=[dsn], help="apply pending schema migrations"
+    )
+    migrate_cmd.set_defaults(func=_run("db migrate", _db_migrate))
