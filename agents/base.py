@@ -114,7 +114,8 @@ async def run_reviewer(
     spec: ReviewerSpec, draft: DraftSubmitted, settings: Settings, deps: Deps
 ) -> ReviewerResult:
     """Run one reviewer: disabled -> skipped; unexpected exception -> error; always stamped with
-    the draft's id and version, and timed when the reviewer did not time itself."""
+    the draft's id and version and the settings' version, and timed when the reviewer did not time
+    itself."""
     started = time.perf_counter()
     if not spec.enabled(settings):
         result = skipped(spec.name, spec.provider, f"{spec.name} is disabled in settings")
@@ -136,4 +137,5 @@ async def run_reviewer(
         version=draft.version,
         cost=cost,
         produced_at=deps.now(),
+        settings_version=settings.version(),
     )
