@@ -35,10 +35,15 @@ _DECISION_NS = uuid.UUID("5f1a4d6e-0d0c-4a57-9b59-4c1f8f0e2a11")
 
 
 @pytest.fixture
-async def sink_pool(pg_pool: Any) -> Any:
-    """The harness's fresh per-test database, with every migration applied."""
-    await migrate(pg_pool)
-    return pg_pool
+async def sink_pool(pg_dsn: str) -> AsyncIterator[Any]:
+    """A production pool (streams.db.create_pool: jsonb as Python objects) on the harness's
+    fresh per-test database, with every migration applied."""
+    pool = await create_pool(pg_dsn)
+    try:
+        await migrate(pool)
+        yield pool
+    finally:
+        await pool.close()
 
 
 @pytest.fixture
