@@ -15,6 +15,7 @@ from collections.abc import Sequence
 # adds set `func=<callable(args) -> int>` as their default.
 _COMMAND_MODULES: tuple[str, ...] = (
     "streams.devstack.cli",
+    "streams.settings_cli",
     "streams.ops_cli",
 )
 

@@ -1,0 +1,121 @@
+"""`multiqa settings get|set|unset|list`: read and change the app_settings overrides.
+
+Values are validated by agents.settings_service before they are written (an unknown key, a weight
+of -1 or a threshold of 500 is refused with the reason). `list --defaults --markdown` needs no
+database: it prints the table of every setting and its default that the README carries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from agents.settings import Settings, SettingsError
+from agents.settings_service import SettingInfo, SettingsService, to_text
+from streams.ops_cli import CommandError, _connect, _database_url, _run, load_config
+
+
+async def _service(args: argparse.Namespace) -> tuple[Any, SettingsService]:
+    pool = await _connect(_database_url(load_config(args)))
+    return pool, SettingsService(pool, ttl_seconds=0)
+
+
+async def _get(args: argparse.Namespace) -> int:
+    pool, service = await _service(args)
+    try:
+        print(await service.get_value(args.key))
+    except SettingsError as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        await pool.close()
+    return 0
+
+
+async def _set(args: argparse.Namespace) -> int:
+    pool, service = await _service(args)
+    try:
+        stored = await service.set(args.key, args.value)
+    except SettingsError as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        await pool.close()
+    print(f"{args.key} = {stored}")
+    return 0
+
+
+async def _unset(args: argparse.Namespace) -> int:
+    pool, service = await _service(args)
+    try:
+        removed = await service.unset(args.key)
+    finally:
+        await pool.close()
+    print(f"{args.key}: {'back to its default' if removed else 'had no override'}")
+    return 0
+
+
+async def _list(args: argparse.Namespace) -> int:
+    if args.defaults:
+        infos = [
+            SettingInfo(key, to_text(default), to_text(default), False, doc)
+            for key, default, doc in Settings.describe()
+        ]
+    else:
+        pool, service = await _service(args)
+        try:
+            infos = await service.list()
+        finally:
+            await pool.close()
+    if args.json:
+        print(json.dumps([info.__dict__ for info in infos], indent=2))
+    elif args.markdown:
+        print(markdown_table(infos, with_values=not args.defaults))
+    else:
+        width = max(len(info.key) for info in infos)
+        for info in infos:
+            mark = "*" if info.overridden else " "
+            print(f"{mark} {info.key:{width}s}  {info.value}")
+    return 0
+
+
+def markdown_table(infos: list[SettingInfo], *, with_values: bool = False) -> str:
+    """A markdown table of settings (key, default, [value,] meaning)."""
+    head = ["setting", "default", *(["value"] if with_values else []), "meaning"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for info in infos:
+        default = f"`{info.default}`" if info.default != "" else '`""`'
+        cells = [f"`{info.key}`", default]
+        if with_values:
+            cells.append(f"`{info.value}`" + (" (set)" if info.overridden else ""))
+        cells.append(info.doc.replace("|", "\\|"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def add_parser(subparsers: Any) -> None:
+    dsn = argparse.ArgumentParser(add_help=False)
+    dsn.add_argument("--dsn", metavar="URL", help="PostgreSQL DSN (default: MULTIQA_DATABASE_URL)")
+    parser = subparsers.add_parser(
+        "settings", help="read and change settings (app_settings overrides)"
+    )
+    commands = parser.add_subparsers(dest="settings_command", metavar="ACTION", required=True)
+
+    get = commands.add_parser("get", parents=[dsn], help="print one effective value")
+    get.add_argument("key")
+    get.set_defaults(func=_run("settings get", _get))
+
+    set_ = commands.add_parser("set", parents=[dsn], help="validate and store an override")
+    set_.add_argument("key")
+    set_.add_argument("value")
+    set_.set_defaults(func=_run("settings set", _set))
+
+    unset = commands.add_parser("unset", parents=[dsn], help="remove an override")
+    unset.add_argument("key")
+    unset.set_defaults(func=_run("settings unset", _unset))
+
+    list_ = commands.add_parser("list", parents=[dsn], help="every setting and its value")
+    list_.add_argument("--defaults", action="store_true", help="defaults only (no database)")
+    output = list_.add_mutually_exclusive_group()
+    output.add_argument("--markdown", action="store_true", help="a markdown table")
+    output.add_argument("--json", action="store_true", help="JSON")
+    list_.set_defaults(func=_run("settings list", _list))
