@@ -17,6 +17,8 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "streams.devstack.cli",
     "streams.settings_cli",
     "streams.ops_cli",
+    "streams.worker",
+    "streams.replay",
 )
 
 

@@ -1,0 +1,367 @@
+"""Re-score history: replay qa.reviews against qa.decisions with other settings.
+
+Operators change weights or thresholds and want to know what that would have done to the drafts
+already decided. `multiqa rescore` reads both topics from their beginning to their current end,
+and for every decision re-runs the one aggregation (`agents.aggregate.build_decision`) on exactly
+the evidence the live aggregator used: the results named in the decision's `reviews` (the first
+of each reviewer, as live), the same expected reviewers (those plus `missing_reviewers`), and the
+same timed_out / early flags and decided_at. With the settings the live system used, the re-scored
+decision is therefore equal to the live one, field for field; with other settings, only what the
+settings change differs. Reviews are not re-run (no model is called): re-reviewing with a new
+model is a replay of qa.drafts by a worker with another `MULTIQA_APP_PREFIX` and output topics.
+
+Re-scored decisions are reported, and can be published to a topic of their own (`--publish`),
+never to the live decisions topic: downstream publishes what it reads there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.errors import KafkaConnectionError, KafkaError
+
+from agents.aggregate import build_decision
+from agents.settings import Settings, SettingsError
+from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult, decode, encode
+from streams.client import BrokerUnavailableError
+from streams.config import StreamConfig
+
+R = TypeVar("R", QADecision, ReviewerResult)
+
+
+@dataclass(frozen=True)
+class Rescored:
+    original: QADecision
+    rescored: QADecision | None  # None: the evidence is incomplete (see `problem`)
+    problem: str = ""
+
+    @property
+    def flipped(self) -> bool:
+        return self.rescored is not None and self.rescored.approved != self.original.approved
+
+    @property
+    def score_delta(self) -> float:
+        if self.rescored is None:
+            return 0.0
+        return self.rescored.final_score - self.original.final_score
+
+
+@dataclass
+class RescoreReport:
+    items: list[Rescored] = field(default_factory=list)
+    undecodable: int = 0
+
+    @property
+    def rescored(self) -> list[Rescored]:
+        return [i for i in self.items if i.rescored is not None]
+
+    @property
+    def incomplete(self) -> list[Rescored]:
+        return [i for i in self.items if i.rescored is None]
+
+    @property
+    def flipped(self) -> list[Rescored]:
+        return [i for i in self.items if i.flipped]
+
+    def summary(self) -> str:
+        done = self.rescored
+        approved_before = sum(i.original.approved for i in done)
+        approved_after = sum(1 for i in done if i.rescored is not None and i.rescored.approved)
+        to_rejected = sum(1 for i in self.flipped if i.original.approved)
+        to_approved = len(self.flipped) - to_rejected
+        mean_delta = sum(i.score_delta for i in done) / len(done) if done else 0.0
+        return (
+            f"{len(self.items)} decisions; re-scored {len(done)}, incomplete evidence "
+            f"{len(self.incomplete)}, undecodable events {self.undecodable}\n"
+            f"approved {approved_before} -> {approved_after}: {to_approved} newly approved, "
+            f"{to_rejected} newly rejected; mean score change {mean_delta:+.2f}"
+        )
+
+
+def rescore(
+    decisions: Iterable[QADecision], reviews: Iterable[ReviewerResult], settings: Settings
+) -> RescoreReport:
+    """Re-decide every decision (first copy per decision_id) from the reviews it was made from.
+
+    `reviews` must be in the order the aggregator received them (per draft: offset order of the
+    draft's partition), since the first result of each reviewer is the one that counts.
+    """
+    by_version: dict[tuple[str, int], list[ReviewerResult]] = defaultdict(list)
+    for review in reviews:
+        by_version[(review.draft_id, review.version)].append(review)
+    report = RescoreReport()
+    seen: set[str] = set()
+    for original in decisions:
+        if original.decision_id in seen:
+            continue  # the stream delivers decisions at least once
+        seen.add(original.decision_id)
+        report.items.append(_rescore_one(original, by_version, settings))
+    return report
+
+
+def _rescore_one(
+    original: QADecision,
+    by_version: dict[tuple[str, int], list[ReviewerResult]],
+    settings: Settings,
+) -> Rescored:
+    counted = [r.reviewer for r in original.reviews]
+    evidence: list[ReviewerResult] = []
+    for review in by_version.get((original.draft_id, original.version), ()):
+        if review.reviewer in counted and review.reviewer not in {e.reviewer for e in evidence}:
+            evidence.append(review)
+    missing = sorted(set(counted) - {e.reviewer for e in evidence})
+    if missing:
+        return Rescored(
+            original,
+            None,
+            f"results of {', '.join(missing)} are no longer on the reviews topic "
+            "(retention or compaction)",
+        )
+    draft = DraftSubmitted(
+        draft_id=original.draft_id,
+        version=original.version,
+        title="",
+        content="",
+        task_id=original.task_id,
+    )
+    rescored = build_decision(
+        draft,
+        evidence,
+        settings,
+        expected=[*counted, *original.missing_reviewers],
+        decided_at=original.decided_at,
+        timed_out=original.timed_out,
+        early=original.early_decided,
+    )
+    return Rescored(original, rescored)
+
+
+# --- reading the topics ------------------------------------------------------------------------
+
+
+async def read_topic(
+    bootstrap: str,
+    topic: str,
+    record_type: type[R],
+    *,
+    on_undecodable: Callable[[str], None] | None = None,
+) -> list[R]:
+    """Every event of `topic` from its beginning to its end as of now, in offset order per
+    partition (partitions one after another). No consumer group: nothing is committed."""
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False
+    )
+    try:
+        await consumer.start()
+    except KafkaConnectionError as exc:
+        await consumer.stop()
+        raise BrokerUnavailableError(f"cannot reach Kafka at {bootstrap}: {exc}") from exc
+    try:
+        parts = await _partitions(bootstrap, topic)
+        if not parts:
+            return []
+        tps = [TopicPartition(topic, p) for p in sorted(parts)]
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        ends = await consumer.end_offsets(tps)
+        per_partition: dict[int, list[R]] = {tp.partition: [] for tp in tps}
+        remaining = {tp for tp in tps if ends[tp] > await consumer.position(tp)}
+        while remaining:
+            batch = await consumer.getmany(*remaining, timeout_ms=1000)
+            for tp, records in batch.items():
+                for record in records:
+                    if record.offset >= ends[tp]:
+                        continue
+                    try:
+                        per_partition[tp.partition].append(decode(record.value, record_type))
+                    except CodecError as exc:
+                        if on_undecodable is not None:
+                            on_undecodable(f"{topic}[{tp.partition}]@{record.offset}: {exc}")
+            for tp in list(remaining):
+                if await consumer.position(tp) >= ends[tp]:
+                    remaining.discard(tp)
+        return [event for p in sorted(per_partition) for event in per_partition[p]]
+    finally:
+        await consumer.stop()
+
+
+async def _partitions(bootstrap: str, topic: str) -> list[int]:
+    """The topic's partitions; [] when it does not exist. (Asking a consumer would auto-create
+    a missing topic with the broker's default partition count.)"""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        await admin.start()
+        if topic not in await admin.list_topics():
+            return []
+        described: list[Any] = await admin.describe_topics([topic])
+    except KafkaConnectionError as exc:
+        raise BrokerUnavailableError(f"cannot reach Kafka at {bootstrap}: {exc}") from exc
+    finally:
+        await admin.close()
+    return sorted(int(p["partition"]) for p in described[0]["partitions"])
+
+
+async def rescore_topics(
+    config: StreamConfig, settings: Settings, *, progress: Callable[[str], None] | None = None
+) -> RescoreReport:
+    say = progress or (lambda _msg: None)
+    bad: list[str] = []
+    decisions = await read_topic(
+        config.bootstrap_servers, config.decisions_topic, QADecision, on_undecodable=bad.append
+    )
+    say(f"read {len(decisions)} decisions from {config.decisions_topic}")
+    reviews = await read_topic(
+        config.bootstrap_servers, config.reviews_topic, ReviewerResult, on_undecodable=bad.append
+    )
+    say(f"read {len(reviews)} reviewer results from {config.reviews_topic}")
+    for line in bad:
+        say(f"skipped undecodable event {line}")
+    report = rescore(decisions, reviews, settings)
+    report.undecodable = len(bad)
+    return report
+
+
+async def publish(bootstrap: str, topic: str, decisions: Sequence[QADecision]) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
+    try:
+        await producer.start()
+        for decision in decisions:
+            await producer.send(topic, encode(decision), key=decision.draft_id.encode())
+        await producer.flush()
+    except KafkaConnectionError as exc:
+        raise BrokerUnavailableError(f"cannot reach Kafka at {bootstrap}: {exc}") from exc
+    finally:
+        await producer.stop()
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise SettingsError(f"--set {pair!r}: expected KEY=VALUE")
+        values[key.strip()] = value
+    return values
+
+
+async def _base_settings(config: StreamConfig, use_database: bool) -> Settings:
+    if not (use_database and config.database_url):
+        return Settings()
+    from agents.settings_service import SettingsService
+    from streams.ops_cli import _connect
+
+    pool = await _connect(config.database_url)
+    try:
+        return await SettingsService(pool).get()
+    finally:
+        await pool.close()
+
+
+def _with_overrides(settings: Settings, overrides: dict[str, str]) -> Settings:
+    if not overrides:
+        return settings
+    from streams.aggregator import settings_to_mapping
+
+    unknown = sorted(k for k in overrides if k not in Settings.__dataclass_fields__)
+    if unknown:
+        raise SettingsError(
+            f"unknown setting(s) {', '.join(unknown)} (see `multiqa settings list`)"
+        )
+    return Settings.from_mapping({**settings_to_mapping(settings), **overrides})
+
+
+async def _rescore_command(args: argparse.Namespace) -> int:
+    from streams.ops_cli import CommandError, load_config
+
+    config = load_config(args)
+    if args.publish and args.publish == config.decisions_topic:
+        raise CommandError(
+            f"refusing to publish re-scored decisions to the live topic {args.publish}: "
+            "the publisher acts on what it reads there; pick another topic"
+        )
+    try:
+        overrides = parse_overrides(args.set or ())
+        settings = _with_overrides(await _base_settings(config, not args.defaults), overrides)
+    except SettingsError as exc:
+        raise CommandError(str(exc)) from exc
+    try:
+        report = await rescore_topics(
+            config, settings, progress=lambda m: print(m, file=sys.stderr, flush=True)
+        )
+    except KafkaError as exc:
+        raise BrokerUnavailableError(f"Kafka error: {exc}") from exc
+    if args.json:
+        print(json.dumps([_json_row(i) for i in report.items], indent=2))
+    else:
+        print(f"settings {settings.version()}")
+        print(report.summary())
+        for item in report.flipped[: args.show]:
+            assert item.rescored is not None
+            print(
+                f"  {item.original.draft_id} v{item.original.version}: "
+                f"{_verdict(item.original)} {item.original.final_score:.1f} -> "
+                f"{_verdict(item.rescored)} {item.rescored.final_score:.1f}"
+            )
+        if len(report.flipped) > args.show:
+            print(f"  ... {len(report.flipped) - args.show} more (use --show or --json)")
+        for item in report.incomplete[: args.show]:
+            print(f"  {item.original.draft_id} v{item.original.version}: {item.problem}")
+    if args.publish:
+        rescored = [i.rescored for i in report.rescored if i.rescored is not None]
+        await publish(config.bootstrap_servers, args.publish, rescored)
+        print(f"published {len(rescored)} re-scored decisions to {args.publish}")
+    return 0
+
+
+def _verdict(decision: QADecision) -> str:
+    return "approved" if decision.approved else "rejected"
+
+
+def _json_row(item: Rescored) -> dict[str, Any]:
+    return {
+        "draft_id": item.original.draft_id,
+        "version": item.original.version,
+        "decision_id": item.original.decision_id,
+        "approved_before": item.original.approved,
+        "score_before": item.original.final_score,
+        "approved_after": item.rescored.approved if item.rescored else None,
+        "score_after": item.rescored.final_score if item.rescored else None,
+        "problem": item.problem or None,
+    }
+
+
+def add_parser(subparsers: Any) -> None:
+    from streams.ops_cli import _run
+
+    parser = subparsers.add_parser(
+        "rescore",
+        help="re-decide past drafts from their recorded reviews under other settings",
+        description=(
+            "Read qa.decisions and qa.reviews from the beginning and re-run the aggregation on "
+            "each decision's evidence with the current settings (from PostgreSQL, or the "
+            "defaults with --defaults) plus --set overrides. Reports what would change."
+        ),
+    )
+    parser.add_argument("--bootstrap", metavar="HOST:PORT", help="Kafka bootstrap servers")
+    parser.add_argument("--dsn", metavar="URL", help="PostgreSQL DSN (for the current settings)")
+    parser.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="a setting to try (repeatable)"
+    )
+    parser.add_argument(
+        "--defaults", action="store_true", help="start from default settings, not the database"
+    )
+    parser.add_argument("--publish", metavar="TOPIC", help="also publish re-scored decisions here")
+    parser.add_argument("--show", type=int, default=20, help="changed drafts listed (20)")
+    parser.add_argument("--json", action="store_true", help="one JSON row per decision")
+    parser.set_defaults(func=_run("rescore", _rescore_command))
