@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ssl
 
-from conftest import settings
+from net_fakes import settings
 
 from agents.net import ErrorKind, GuardedClient
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FakeDNS, settings
+from net_fakes import FakeDNS, settings
 
 from agents.net import PROBE_BYTES, ErrorKind, FetchError, GuardedClient, URLRefused
 

@@ -8,7 +8,7 @@ connecting would fail here.
 from __future__ import annotations
 
 import pytest
-from conftest import FakeDNS, settings
+from net_fakes import FakeDNS, settings
 
 from agents.net import ErrorKind, GuardedClient, URLRefused
 
