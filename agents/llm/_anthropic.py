@@ -2,8 +2,9 @@
 
 Structured output is a forced tool call whose input schema is the answer's JSON schema; the tool's
 input is returned as the answer text (JSON), so every reviewer parses one way whatever the provider.
-The SDK's own retries are off: the critic's fallback chain and the gates' single retry are the only
-retry policy, so a call's worst case stays `timeout`.
+`temperature` is not sent: the Messages API of SDK 2.x takes no sampling parameters (current
+models fix their own). The SDK's own retries are off: the critic's fallback chain and the gates'
+single retry are the only retry policy, so a call's worst case stays `timeout`.
 """
 
 from __future__ import annotations
@@ -66,7 +67,6 @@ class AnthropicProvider:
         request: dict[str, Any] = {
             "model": model,
             "max_tokens": max_tokens,
-            "temperature": min(temperature, 1.0),  # Anthropic's range is 0-1
             "messages": turns,
         }
         if system:
@@ -104,22 +104,11 @@ class AnthropicProvider:
         except Exception as exc:
             raise _translate(exc, where, timeout, self._max_bytes) from exc
         duration_ms = int((time.perf_counter() - started) * 1000)
-        text = ""
-        for block in message.content:
-            if block.type == "tool_use":
-                text = json.dumps(block.input)
-                break
-            if block.type == "text":
-                text += block.text
-        usage = message.usage
-        return LLMAnswer(
-            text=text,
-            tokens_in=usage.input_tokens or 0,
-            tokens_out=usage.output_tokens or 0,
-            duration_ms=duration_ms,
-            model=where,
-            stop_reason=message.stop_reason,
-        )
+        try:
+            return _answer(message, where, duration_ms)
+        except (AttributeError, TypeError, ValueError):
+            # Not the Messages API's shape (the SDK does not validate bodies by default).
+            raise LLMBadResponse(f"{where} answered something that is not a Message") from None
 
     async def healthy(self) -> bool:
         # No free health endpoint; an unusable key surfaces as an error on the call itself.
@@ -127,6 +116,25 @@ class AnthropicProvider:
 
     async def capabilities(self, model: str) -> frozenset[str] | None:
         return None
+
+
+def _answer(message: Any, where: str, duration_ms: int) -> LLMAnswer:
+    text = ""
+    for block in message.content:
+        if block.type == "tool_use":
+            text = json.dumps(block.input)
+            break
+        if block.type == "text":
+            text += block.text
+    usage = message.usage
+    return LLMAnswer(
+        text=text,
+        tokens_in=int(usage.input_tokens or 0),
+        tokens_out=int(usage.output_tokens or 0),
+        duration_ms=duration_ms,
+        model=where,
+        stop_reason=message.stop_reason,
+    )
 
 
 def _image_block(data: bytes) -> dict[str, Any]:

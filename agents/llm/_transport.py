@@ -9,9 +9,13 @@ both: pass the library module.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import AsyncIterator
+from functools import cache
 from types import ModuleType
 from typing import Any
+
+import certifi
 
 
 class BodyTooLarge(Exception):
@@ -44,7 +48,7 @@ def capped_transport(httpx_module: ModuleType, limit: int) -> Any:
 
     class _CappedTransport(base_transport):  # type: ignore[misc]
         def __init__(self) -> None:
-            self._inner = httpx_module.AsyncHTTPTransport(retries=0)
+            self._inner = httpx_module.AsyncHTTPTransport(retries=0, verify=_tls_context())
 
         async def handle_async_request(self, request: Any) -> Any:
             response = await self._inner.handle_async_request(request)
@@ -63,6 +67,13 @@ def capped_transport(httpx_module: ModuleType, limit: int) -> Any:
             await self._inner.aclose()
 
     return _CappedTransport()
+
+
+@cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context for every model call: loading the CA bundle costs ~20 ms, and clients are
+    made per call. A context holds no connection or loop state, so sharing it is safe."""
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 def find_cause(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
