@@ -11,10 +11,14 @@ Adding a source is one entry in `CLAIM_SOURCES`.
 
 from __future__ import annotations
 
+import asyncio
+import bisect
+import dataclasses
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from agents import links
 from agents.base import Deps
@@ -39,6 +43,8 @@ KNOWN_WRONG_FACT = "known_wrong_fact"
 # Claims are looked for in the first this-many characters; only a handful are checked anyway.
 _SCAN_CHARS = 200_000
 _MAX_SENTENCE_CHARS = 1000
+# Above this size the CPU work runs in a worker thread, so it cannot stall the event loop.
+_THREAD_ABOVE_CHARS = 50_000
 _MAX_QUERY_CHARS = 200
 _NAMED_SUBJECT = re.compile(r"\b[A-Z][\w.+-]*[A-Za-z0-9+](?:\s+[A-Z0-9][\w.+-]*){0,3}")
 _NOT_SUBJECTS = frozenset(
@@ -96,18 +102,29 @@ class Claim:
 def extract_claims(content: str) -> list[Claim]:
     """Claims in `content`, most specific first (then in document order)."""
     text = _prose(content[:_SCAN_CHARS])
+    # Every pattern runs once over the whole text (not once per sentence), then the matches are
+    # grouped by sentence: the cost stays a few regex passes however many sentences there are.
+    bounds = [b for b in sentences(text) if b[1] - b[0] <= _MAX_SENTENCE_CHARS]
+    starts = [b[0] for b in bounds]
+    all_mentions = find_mentions(text)
+    mentions_in = _group(all_mentions, bounds, starts)
+    quantities_in = _group(find_quantities(text, all_mentions, dates=True), bounds, starts)
     found: list[Claim] = []
     seen: set[tuple[str | None, tuple[tuple[str, float], ...]]] = set()
-    for s_start, s_end in sentences(text):
-        if s_end - s_start > _MAX_SENTENCE_CHARS:
+    for index, (s_start, s_end) in enumerate(bounds):
+        mentions = mentions_in.get(index, [])
+        quantities = quantities_in.get(index, [])
+        if not mentions and not quantities:
             continue
         sentence = text[s_start:s_end]
-        mentions = find_mentions(sentence)
-        if not mentions:
-            mentions = _named_event_subject(sentence)
-        quantities = find_quantities(sentence, mentions)
-        owned = associate(mentions, quantities)
-        for mention in _first_per_key(mentions):
+        if not EVENT_WORDS.search(sentence):
+            quantities = [q for q in quantities if q.dimension != "date"]
+        local_mentions = [_shift(m, -s_start) for m in mentions]
+        if not local_mentions and quantities:
+            local_mentions = _named_event_subject(sentence)
+        local_quantities = [_shift(q, -s_start) for q in quantities]
+        owned = associate(local_mentions, local_quantities)
+        for mention in _first_per_key(local_mentions):
             values = tuple(owned.get(mention.key, ()))
             if mention.kind == NAMED and not values:
                 continue
@@ -117,6 +134,25 @@ def extract_claims(content: str) -> list[Claim]:
             seen.add(identity)
             found.append(_claim(content, s_start, sentence, mention, values))
     return sorted(found, key=lambda c: (-c.specificity, c.span.start if c.span else 0))
+
+
+_Located = TypeVar("_Located", Mention, Quantity)
+
+
+def _group(
+    items: list[_Located], bounds: list[tuple[int, int]], starts: list[int]
+) -> dict[int, list[_Located]]:
+    """Items by the index of the sentence that wholly contains them."""
+    grouped: dict[int, list[_Located]] = {}
+    for item in items:
+        index = bisect.bisect_right(starts, item.start) - 1
+        if index >= 0 and item.end <= bounds[index][1]:
+            grouped.setdefault(index, []).append(item)
+    return grouped
+
+
+def _shift(item: _Located, by: int) -> _Located:
+    return dataclasses.replace(item, start=item.start + by, end=item.end + by)
 
 
 def claims_from_findings(findings: Iterable[Finding]) -> list[Claim]:
@@ -168,15 +204,23 @@ async def known_wrong_fact_claims(
         return ()
     if not facts:
         return ()
-    report = validate(
-        draft.content, title=draft.title, settings=settings, facts=facts, niche=draft.niche
-    )
-    return claims_from_findings(report.findings)
+
+    def run() -> list[Claim]:
+        report = validate(
+            draft.content, title=draft.title, settings=settings, facts=facts, niche=draft.niche
+        )
+        return claims_from_findings(report.findings)
+
+    if len(draft.content) > _THREAD_ABOVE_CHARS:
+        return await asyncio.to_thread(run)
+    return run()
 
 
 async def extracted_claims(
     draft: DraftSubmitted, settings: Settings, deps: Deps
 ) -> Sequence[Claim]:
+    if len(draft.content) > _THREAD_ABOVE_CHARS:
+        return await asyncio.to_thread(extract_claims, draft.content)
     return extract_claims(draft.content)
 
 

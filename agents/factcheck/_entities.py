@@ -79,28 +79,28 @@ _MentionRule = tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]
 _I = re.IGNORECASE
 
 _MENTION_RULES: tuple[_MentionRule, ...] = (
-    # NVIDIA consumer GPUs: GeForce RTX 5090, RTX 4070 Ti Super, GTX 1080
+    # Patterns start at the distinctive token ("RTX 5090", not "NVIDIA GeForce RTX 5090"): an
+    # optional vendor prefix would make the engine try it at every word of the draft.
+    # NVIDIA consumer GPUs: RTX 5090, RTX 4070 Ti Super, GTX 1080
     (
-        re.compile(
-            r"\b(?:nvidia\s+)?(?:geforce\s+)?(rtx|gtx)\s?-?(\d{3,4})(\s?ti)?(\s?super)?\b", _I
-        ),
+        re.compile(r"\b(rtx|gtx)\s?-?(\d{3,4})(\s?ti)?(\s?super)?\b", _I),
         HARDWARE,
         lambda m: _key(m[1], m[2], "ti" if m[3] else None, "super" if m[4] else None),
     ),
     # Data-centre accelerators: H100, H200, B200, GB200, A100, L40S, MI300X
     (
-        re.compile(r"\b(?:nvidia\s+)?(GB|GH|[ABHL])(\d{2,3})([A-Z]?)\b"),
+        re.compile(r"\b(GB|GH|[ABHL])(\d{2,3})([A-Z]?)\b"),
         HARDWARE,
         lambda m: _key(m[1] + m[2] + m[3]),
     ),
     (
-        re.compile(r"\b(?:amd\s+)?(?:instinct\s+)?MI(\d{3}[A-Z]?)\b", _I),
+        re.compile(r"\bMI(\d{3}[A-Z]?)\b", _I),
         HARDWARE,
         lambda m: _key("mi" + m[1]),
     ),
     # AMD: Radeon RX 9070 XT, Ryzen 9 9950X3D, Threadripper PRO 7995WX, EPYC 9654
     (
-        re.compile(r"\b(?:amd\s+)?(?:radeon\s+)?rx\s?(\d{3,4})(\s?xtx|\s?xt|\s?gre)?\b", _I),
+        re.compile(r"\brx\s?(\d{3,4})(\s?xtx|\s?xt|\s?gre)?\b", _I),
         HARDWARE,
         lambda m: _key("rx", m[1], (m[2] or "").strip() or None),
     ),
@@ -186,10 +186,28 @@ _MENTION_RULES: tuple[_MentionRule, ...] = (
 )
 
 
+def _triggers(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """The lowercase words a rule's every match starts with (`\\bryzen...` -> ryzen;
+    `\\b(llama|gemma|...)` -> each), or None when the pattern does not start with words."""
+    head = re.match(r"\\b(?:\(((?:[a-z]+(?:\\\.\?[a-z]+)?\|?)+)\)|([a-z]+))", pattern.pattern)
+    if head is None:
+        return None
+    words = (head[1] or head[2]).split("|")
+    return tuple(re.match(r"[a-z]+", w)[0] for w in words)  # type: ignore[index]
+
+
+# A rule only runs when its leading word occurs in the text (a substring test in C): most drafts
+# name no GPU at all, and a regex pass per rule is what extraction costs.
+_RULE_TRIGGERS = tuple(_triggers(pattern) for pattern, _kind, _key_of in _MENTION_RULES)
+
+
 def find_mentions(text: str) -> list[Mention]:
     """Product mentions in `text`, in order, overlaps resolved in favour of the earlier, longer."""
+    lower = text.lower()
     found: list[Mention] = []
-    for pattern, kind, key in _MENTION_RULES:
+    for (pattern, kind, key), triggers in zip(_MENTION_RULES, _RULE_TRIGGERS, strict=True):
+        if triggers is not None and not any(t in lower for t in triggers):
+            continue
         for match in pattern.finditer(text):
             found.append(Mention(key(match), kind, match.start(), match.end()))
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
@@ -272,10 +290,13 @@ _QUANTITY_RULES: tuple[
 )
 # A model's size written after its name: "Llama 3.1 405B", "gemma3:27b", "Qwen3-30B".
 _SIZE_AFTER = re.compile(r"(?:[\s:-]|-?[a-z]{1,8}[\s:-])?" + r"(\d+(?:\.\d+)?)\s?([bm])\b", _I)
-_DATE = re.compile(
-    r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?\s+"
-    r"(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?((?:19|20)\d{2})\b"
-    r"|\b(?:in|on|since|during|of)\s+((?:19|20)\d{2})\b",
+_VALUE_START = re.compile(r"\$|(?<![\d.,])\d")
+# Dates are found from their year (few, and fast to scan for), then read backwards: "March 2025",
+# "January 30, 2025", "in 2025".
+_YEAR = re.compile(r"(?=[12])\b((?:19|20)\d{2})\b")
+_BEFORE_YEAR = re.compile(
+    r"(?:\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?\s+"
+    r"(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?|\b(?:in|on|since|during|of)\s+)$",
     _I,
 )
 EVENT_WORDS = re.compile(
@@ -289,35 +310,49 @@ def _num(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def find_quantities(text: str, mentions: list[Mention] | None = None) -> list[Quantity]:
-    """Values stated in `text`. Dates count only in sentences that describe an event (a release,
-    a launch), so a snippet's publication date is not taken for a release date."""
-    found: list[Quantity] = []
-    taken: list[tuple[int, int]] = []
+def find_quantities(
+    text: str, mentions: list[Mention] | None = None, *, dates: bool | None = None
+) -> list[Quantity]:
+    """Values stated in `text`, in order, without overlaps (an earlier rule wins a tie).
 
-    def add(dimension: str, value: float, start: int, end: int) -> None:
-        if any(start < e and s < end for s, e in taken):
-            return
-        taken.append((start, end))
-        found.append(Quantity(dimension, value, start, end, text[start:end]))
-
-    for pattern, read in _QUANTITY_RULES:
-        for match in pattern.finditer(text):
-            dimension, value = read(match)
-            add(dimension, value, match.start(), match.end())
+    Dates count only where an event is described (a release, a launch), so a snippet's
+    publication date is not taken for a release date: `dates=None` keeps them when `text` has an
+    event word; callers that split sentences themselves pass True and filter.
+    """
+    candidates: list[tuple[int, int, int, str, float]] = []  # start, rule, end, dimension, value
+    # Every value starts at a number (or a "$"): find those once, then try each rule right there,
+    # instead of scanning the whole text once per rule.
+    for start in (m.start() for m in _VALUE_START.finditer(text)):
+        for rule, (pattern, read) in enumerate(_QUANTITY_RULES):
+            match = pattern.match(text, start)
+            if match:
+                dimension, value = read(match)
+                candidates.append((match.start(), rule, match.end(), dimension, value))
+    rule = len(_QUANTITY_RULES)
     for mention in mentions if mentions is not None else find_mentions(text):
         if mention.kind == MODEL:
             size = _SIZE_AFTER.match(text, mention.end)
             if size:
-                add("params", float(size[1]) * _SCALE[size[2].lower()], size.start(1), size.end())
-    if EVENT_WORDS.search(text):
-        for match in _DATE.finditer(text):
-            if match[2]:
-                value = int(match[2]) * 100 + _MONTHS[match[1].lower()]
-                add("date", float(value), match.start(), match.end())
+                value = float(size[1]) * _SCALE[size[2].lower()]
+                candidates.append((size.start(1), rule, size.end(), "params", value))
+    if dates or (dates is None and EVENT_WORDS.search(text)):
+        for year in _YEAR.finditer(text):
+            window_start = max(0, year.start() - 40)
+            before = _BEFORE_YEAR.search(text, window_start, year.start())
+            if before is None:
+                continue
+            if before[1]:
+                month = float(int(year[1]) * 100 + _MONTHS[before[1].lower()])
+                start = before.start()
             else:
-                add("date", float(int(match[3]) * 100), match.start(3), match.end(3))
-    found.sort(key=lambda q: q.start)
+                month, start = float(int(year[1]) * 100), year.start()
+            candidates.append((start, rule + 1, year.end(), "date", month))
+    candidates.sort()
+    found: list[Quantity] = []
+    for start, _rule, end, dimension, value in candidates:
+        if found and start < found[-1].end:
+            continue
+        found.append(Quantity(dimension, value, start, end, text[start:end]))
     return found
 
 

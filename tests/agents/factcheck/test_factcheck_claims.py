@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agents.base import Deps
 from agents.factcheck import claims_from_findings, extract_claims, gather_claims
@@ -23,8 +25,8 @@ def test_hardware_with_specs():
         ("memory", 32.0),
         ("power", 575.0),
     ]
-    assert claim.text == "GeForce RTX 5090 ships with 32GB of GDDR7 and a 575W"
-    assert claim.query == "GeForce RTX 5090 32GB 575W"
+    assert claim.text == "RTX 5090 ships with 32GB of GDDR7 and a 575W"
+    assert claim.query == "RTX 5090 32GB 575W"
 
 
 @pytest.mark.parametrize(
@@ -158,3 +160,90 @@ async def test_gather_puts_known_wrong_facts_first_and_caps():
 def test_bad_input_gives_claims_or_nothing(content):
     claims = extract_claims(content)
     assert all(c.span is None or c.text == content[c.span.start : c.span.end] for c in claims)
+
+
+VOCAB = [
+    "RTX",
+    "rtx5090",
+    "5090",
+    "Ti",
+    "GeForce",
+    "Ryzen",
+    "9",
+    "9950X3D",
+    "Core",
+    "Ultra",
+    "i9-14900K",
+    "Llama",
+    "3.1",
+    "405B",
+    "gemma3:27b",
+    "Claude",
+    "Opus",
+    "4",
+    "PostgreSQL",
+    "18",
+    "Node.js",
+    "22",
+    "H100",
+    "MI300X",
+    "Apple",
+    "M4",
+    "Max",
+    "32GB",
+    "24 GB",
+    "$1,999",
+    "575W",
+    "5.7",
+    "GHz",
+    "16",
+    "cores",
+    "1.8",
+    "TB/s",
+    "released",
+    "in",
+    "March",
+    "2025",
+    "on",
+    "January",
+    "30,",
+    ".",
+    "and",
+    "the",
+    "with",
+    "billion",
+    "parameters",
+    "128K",
+    "context",
+    "x",
+    "\n",
+]
+
+
+@given(st.lists(st.sampled_from(VOCAB), max_size=40).map(" ".join))
+def test_fast_paths_find_what_plain_scans_find(text):
+    """find_mentions skips rules whose leading word is absent and find_quantities tries rules
+    only where a number starts: both must find exactly what running every rule everywhere does."""
+    from agents.factcheck import _entities as e
+
+    every = []
+    for pattern, kind, key in e._MENTION_RULES:
+        every += [e.Mention(key(m), kind, m.start(), m.end()) for m in pattern.finditer(text)]
+    every.sort(key=lambda m: (m.start, -(m.end - m.start)))
+    expected = []
+    for m in every:
+        if not expected or m.start >= expected[-1].end:
+            expected.append(m)
+    assert e.find_mentions(text) == expected
+
+    plain = []
+    for rule, (pattern, read) in enumerate(e._QUANTITY_RULES):
+        plain += [(m.start(), rule, m.end(), *read(m)) for m in pattern.finditer(text)]
+    found = [
+        (q.start, q.end, q.dimension, q.value) for q in e.find_quantities(text, [], dates=False)
+    ]
+    kept = []
+    for start, _rule, end, dimension, value in sorted(plain):
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end, dimension, value))
+    assert found == kept
