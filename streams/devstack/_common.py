@@ -187,10 +187,17 @@ class PidRecord:
     marker: str
 
     def alive(self) -> bool:
-        """The recorded process still runs (same pid, same start time, marker on its cmdline)."""
-        if process_start_time(self.pid) != self.start_time:
-            return False
-        return any(self.marker in part for part in process_cmdline(self.pid))
+        """The recorded process still runs: same pid and start time, and the marker on its
+        command line. /proc/<pid>/cmdline of a busy JVM now and then reads empty for a moment:
+        an empty read is retried, and when it stays empty the start time alone decides."""
+        for _ in range(5):
+            if process_start_time(self.pid) != self.start_time:
+                return False
+            args = process_cmdline(self.pid)
+            if args:
+                return any(self.marker in part for part in args)
+            time.sleep(0.02)
+        return process_start_time(self.pid) == self.start_time
 
 
 def write_pid_file(path: Path, pid: int, marker: str) -> PidRecord:

@@ -295,7 +295,8 @@ def start(settings: Settings) -> KafkaInfo:
 
     cmd = [
         *_java_cmd(java, settings, libs, f"-Xmx{settings.kafka_heap}", "-Xms128m",
-                   "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:+ExitOnOutOfMemoryError"),
+                   "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:+ExitOnOutOfMemoryError",
+                   *os.environ.get("MULTIQA_KAFKA_JVM_OPTS", "").split()),
         "kafka.Kafka", str(props),
     ]
     stdout_log = home / "logs" / "stdout.log"

@@ -68,16 +68,17 @@ class Stack:
     def jvms(self) -> list[int]:
         """Pids of JVMs started for this cache dir (any still running is a leak)."""
         marker = f"-Dmultiqa.devstack={self.cache / 'devstack' / 'kafka'}".encode()
-        found = []
-        for proc in Path("/proc").iterdir():
-            if proc.name.isdigit():
-                try:
-                    args = (proc / "cmdline").read_bytes().split(b"\0")
-                    if marker in args and process_start_time(int(proc.name)) is not None:
-                        found.append(int(proc.name))
-                except OSError:
-                    pass
-        return found
+        found = set()
+        for _ in range(2):  # a busy JVM's cmdline can read empty for a moment: look twice
+            for proc in Path("/proc").iterdir():
+                if proc.name.isdigit():
+                    try:
+                        args = (proc / "cmdline").read_bytes().split(b"\0")
+                        if marker in args and process_start_time(int(proc.name)) is not None:
+                            found.add(int(proc.name))
+                    except OSError:
+                        pass
+        return sorted(found)
 
     def postgres_running(self) -> bool:
         settings = Settings.from_env()
