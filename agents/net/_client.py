@@ -61,10 +61,11 @@ class _GuardedTransport(httpx.AsyncHTTPTransport):
     """
 
     def __init__(self, backend: PinnedBackend, verify: ssl.SSLContext | str | bool) -> None:
+        if not isinstance(verify, ssl.SSLContext):
+            verify = httpx.create_ssl_context(verify=verify, trust_env=False)
         super().__init__(verify=verify, trust_env=False, retries=0)
-        ssl_context = verify if isinstance(verify, ssl.SSLContext) else None
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context or httpx.create_ssl_context(verify=verify, trust_env=False),
+            ssl_context=verify,
             max_connections=50,
             max_keepalive_connections=10,
             keepalive_expiry=5.0,
