@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import mimetypes
+import time
 from typing import Any, Protocol
 
 from agents.settings import Settings
@@ -97,6 +98,13 @@ class _GuardedRoutes:
         self._requests = 0
         self.main_error: str | None = None
         self.blocked: list[str] = []
+        self._fetches: set[asyncio.Future[bytes]] = set()
+
+    def cancel_pending(self) -> None:
+        """Stop fetches still running for a page that is gone (a hung image must not keep a
+        connection open after the screenshot)."""
+        for fetch in list(self._fetches):
+            fetch.cancel()
 
     async def handle(self, route: Any) -> None:
         request = route.request
@@ -115,8 +123,16 @@ class _GuardedRoutes:
             elif self._budget <= 0:
                 refusal = f"page budget of {_PAGE_BYTES} bytes spent"
             if refusal is None:
+                fetch = asyncio.ensure_future(
+                    self._http.fetch_bytes(url, min(self._per_resource, self._budget))
+                )
+                self._fetches.add(fetch)
+                fetch.add_done_callback(self._fetches.discard)
+                await asyncio.wait({fetch})
+                if fetch.cancelled():
+                    return  # the capture is over (see `cancel_pending`)
                 try:
-                    body = await self._http.fetch_bytes(url, min(self._per_resource, self._budget))
+                    body = fetch.result()
                 except Exception as exc:  # FetchError / URLRefused from the guard
                     refusal = str(getattr(exc, "detail", "") or exc)[:300] or type(exc).__name__
             if refusal is not None:
@@ -150,15 +166,16 @@ class PlaywrightScreenshotter:
     """Full-page PNG screenshots with the machine's Chromium (`qa_preview_browser_path`)."""
 
     async def capture(self, url: str, settings: Settings, http: Fetcher) -> bytes:
+        deadline = time.monotonic() + settings.qa_preview_timeout_seconds
         try:
             async with asyncio.timeout(settings.qa_preview_timeout_seconds):
-                return await self._capture(url, settings, http)
+                return await self._capture(url, settings, http, deadline)
         except TimeoutError:
             raise PreviewError(
                 f"preview did not render within {settings.qa_preview_timeout_seconds:g}s"
             ) from None
 
-    async def _capture(self, url: str, settings: Settings, http: Fetcher) -> bytes:
+    async def _capture(self, url: str, settings: Settings, http: Fetcher, deadline: float) -> bytes:
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import async_playwright
 
@@ -185,13 +202,20 @@ class PlaywrightScreenshotter:
                     await context.route_web_socket("**/*", lambda ws: ws.close())
                     page = await context.new_page()
                     try:
-                        await page.goto(url, wait_until="load", timeout=timeout_ms)
+                        await page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)
                     except PlaywrightError as exc:
                         raise PreviewError(
                             routes.main_error or f"page did not load: {str(exc)[:200]}"
                         ) from None
                     if routes.main_error:
                         raise PreviewError(routes.main_error)
+                    # A sub-resource that never finishes must not cost the whole preview: wait
+                    # for "load" with half the time left, then take the page as it is.
+                    left_ms = (deadline - time.monotonic()) * 1000
+                    try:
+                        await page.wait_for_load_state("load", timeout=max(100.0, left_ms / 2))
+                    except PlaywrightError:
+                        log.info("preview %s: screenshot before every resource loaded", url[:200])
                     height = await page.evaluate(
                         "() => Math.max(document.documentElement.scrollHeight,"
                         " document.body ? document.body.scrollHeight : 0)"
@@ -209,6 +233,7 @@ class PlaywrightScreenshotter:
                         },
                     )
                 finally:
+                    routes.cancel_pending()
                     await browser.close()
         except PlaywrightError as exc:
             raise PreviewError(f"browser failed: {str(exc)[:300]}") from None

@@ -164,6 +164,32 @@ async def test_preview_page_missing(
     assert "HTTP 404" in result.feedback
 
 
+@pytest.mark.browser
+async def test_preview_hung_subresource_and_endless_script(
+    sites: tuple[StaticSite, StaticSite],
+    fake_ollama: FakeOllama,
+    preview_settings: Settings,
+    preview_deps: Deps,
+) -> None:
+    site, _ = sites
+    site.pages["/stuck"] = Reply(200, b"<h1>Coffee</h1><img src='/never.png'>", "text/html")
+    site.pages["/never.png"] = Reply(hang=True)
+    site.pages["/spin"] = Reply(200, b"<h1>x</h1><script>while (true) {}</script>", "text/html")
+    fake_ollama.always(VISION, ollama_chat(VERDICT))
+    settings = preview_settings.with_overrides(qa_preview_timeout_seconds=4.0)
+    # An image that never arrives: the page is judged as it stands.
+    result = await review_preview(
+        make_draft(preview_url=f"{site.url}/stuck"), settings, preview_deps
+    )
+    assert (result.status, result.score) == (ReviewStatus.OK, 85.0)
+    # A script that never yields: the whole capture is bounded by the preview timeout.
+    result = await review_preview(
+        make_draft(preview_url=f"{site.url}/spin"), settings, preview_deps
+    )
+    assert result.status is ReviewStatus.SKIPPED
+    assert "did not render within 4s" in result.feedback
+
+
 async def test_preview_without_url_or_model(
     fake_ollama: FakeOllama, preview_settings: Settings, preview_deps: Deps
 ) -> None:
