@@ -1,21 +1,15 @@
 """The consistency and topic-delivery gates against the fake Ollama: verdicts, the single retry,
 skips with reasons, and the bad answers of the issue."""
 
-# ruff: noqa: F811  (the fixtures imported from `fakes` reappear as test parameters)
-
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from fakes import (  # noqa: F401 (pytest fixtures)
+from fakes import (
     FakeOllama,
     Reply,
     closed_port_url,
-    fake_anthropic,
-    fake_ollama,
-    llm_deps,
-    llm_settings,
     make_draft,
     ollama_chat,
     ollama_error,

@@ -1,8 +1,6 @@
 """The critic against the fake model servers: verdicts, the fallback chain and its audit event
 (also in PostgreSQL), writer-model refusal, thinking budgets, prompt injection, bad answers."""
 
-# ruff: noqa: F811  (the fixtures imported from `fakes` reappear as test parameters)
-
 from __future__ import annotations
 
 import json
@@ -10,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from fakes import (  # noqa: F401 (pytest fixtures)
+from fakes import (
     AuditRecorder,
     FakeAnthropic,
     FakeOllama,
@@ -20,10 +18,6 @@ from fakes import (  # noqa: F401 (pytest fixtures)
     anthropic_text,
     anthropic_tool,
     closed_port_url,
-    fake_anthropic,
-    fake_ollama,
-    llm_deps,
-    llm_settings,
     make_draft,
     ollama_chat,
     ollama_error,

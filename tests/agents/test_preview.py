@@ -2,8 +2,6 @@
 of the browser answered through the real URL guard, the screenshot checked where it lands (the
 fake vision server)."""
 
-# ruff: noqa: F811  (the fixtures imported from `fakes` reappear as test parameters)
-
 from __future__ import annotations
 
 import base64
@@ -14,14 +12,10 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from fakes import (  # noqa: F401 (pytest fixtures)
+from fakes import (
     FakeOllama,
     Reply,
     StaticSite,
-    fake_anthropic,
-    fake_ollama,
-    llm_deps,
-    llm_settings,
     make_draft,
     ollama_chat,
 )

@@ -1,8 +1,6 @@
 """The image-relevance gate: images found in the draft, downloaded through the real URL guard from
 local servers, normalised with Pillow, and judged by a fake vision model; every no-verdict path."""
 
-# ruff: noqa: F811  (the fixtures imported from `fakes` reappear as test parameters)
-
 from __future__ import annotations
 
 import base64
@@ -13,15 +11,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from fakes import (  # noqa: F401 (pytest fixtures)
+from fakes import (
     FakeOllama,
     Reply,
     StaticSite,
     closed_port_url,
-    fake_anthropic,
-    fake_ollama,
-    llm_deps,
-    llm_settings,
     make_draft,
     ollama_chat,
 )

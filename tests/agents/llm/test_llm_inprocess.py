@@ -1,18 +1,12 @@
 """The LLM reviewers inside the in-process review (MultiModelQA), against the fake Ollama: a full
 decision with critic and gates, and the validator-only decision when Ollama is down."""
 
-# ruff: noqa: F811  (the fixtures imported from `fakes` reappear as test parameters)
-
 from __future__ import annotations
 
-from fakes import (  # noqa: F401 (pytest fixtures)
+from fakes import (
     FakeOllama,
     Reply,
     Seen,
-    fake_anthropic,
-    fake_ollama,
-    llm_deps,
-    llm_settings,
     ollama_chat,
 )
 

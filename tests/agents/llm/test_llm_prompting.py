@@ -1,12 +1,10 @@
 """Fencing untrusted draft text, windowing long content, and the thinking-model budget."""
 
-# ruff: noqa: F811  (the fixtures imported from `fakes` reappear as test parameters)
-
 from __future__ import annotations
 
 import re
 
-from fakes import FakeOllama, fake_anthropic, fake_ollama, llm_deps, llm_settings  # noqa: F401
+from fakes import FakeOllama
 
 from agents.base import Deps
 from agents.llm import fence_data, is_thinking_model, token_budget, window
