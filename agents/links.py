@@ -45,6 +45,7 @@ class Link:
     start: int
     end: int
     kind: LinkKind
+    alt: str = ""  # a markdown image's alt text
 
     @property
     def is_image(self) -> bool:
@@ -131,12 +132,12 @@ def extract_links(markdown: str) -> list[Link]:
     text = mask_code(markdown)
     found: dict[int, Link] = {}
 
-    def add(url: str, start: int, kind: LinkKind) -> None:
+    def add(url: str, start: int, kind: LinkKind, alt: str = "") -> None:
         if url and start not in found:
-            found[start] = Link(url, start, start + len(url), kind)
+            found[start] = Link(url, start, start + len(url), kind, alt)
 
     for match in _IMAGE_OPEN.finditer(text):
-        _add_destination(text, match.end(), LinkKind.IMAGE, add)
+        _add_destination(text, match.end(), LinkKind.IMAGE, add, alt=match.group(0)[2:-2])
     for match in _INLINE_OPEN.finditer(text):
         kind = LinkKind.IMAGE if match.group(1) else LinkKind.INLINE
         _add_destination(text, match.end(), kind, add)
@@ -158,18 +159,23 @@ def extract_links(markdown: str) -> list[Link]:
 
 
 def _add_destination(
-    text: str, pos: int, kind: LinkKind, add: Callable[[str, int, LinkKind], None]
+    text: str,
+    pos: int,
+    kind: LinkKind,
+    add: Callable[[str, int, LinkKind, str], None],
+    *,
+    alt: str = "",
 ) -> None:
     while pos < len(text) and text[pos] in " \t":
         pos += 1
     if pos < len(text) and text[pos] == "<":
         close = text.find(">", pos + 1, pos + 1 + MAX_URL_CHARS)
         if close != -1 and "\n" not in text[pos + 1 : close]:
-            add(text[pos + 1 : close], pos + 1, kind)
+            add(text[pos + 1 : close], pos + 1, kind, alt)
         return
     match = _DESTINATION.match(text, pos, min(len(text), pos + MAX_URL_CHARS))
     if match:
-        add(match.group(0), pos, kind)
+        add(match.group(0), pos, kind, alt)
 
 
 def _trim_bare(url: str) -> str:

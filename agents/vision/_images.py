@@ -16,6 +16,8 @@ from urllib.parse import urljoin, urlsplit
 
 from PIL import Image, UnidentifiedImageError
 
+from agents.links import extract_links
+
 # Front-matter keys that name the post's featured image (judged first: it is what readers see).
 _FEATURED_KEYS = (
     "featured_image",
@@ -27,10 +29,6 @@ _FEATURED_KEYS = (
 )
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FRONT_MATTER_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*[\"']?([^\"'\n]*?)[\"']?\s*$", re.M)
-_MD_IMAGE = re.compile(
-    r"!\[([^\]\n]{0,500})\]\(\s*<?([^)\s>]{1,4000})>?(?:\s+[\"'][^\n]*?[\"'])?\s*\)"
-)
-_HTML_IMG = re.compile(r"<img\b[^>]{0,2000}?\bsrc\s*=\s*[\"']([^\"'\s]{1,4000})[\"']", re.I)
 _DATA_URI = re.compile(r"^data:(image/[a-z0-9.+-]+);base64,(.*)$", re.I | re.S)
 
 # Beyond this many pixels an image is refused before decoding (about a 8000 x 6000 photo).
@@ -95,14 +93,12 @@ def find_images(
                 add(fields[key], "featured image", True)
                 break
     body = content[front.end() :] if front else content
-    events: list[tuple[int, str, str]] = [
-        (m.start(), m.group(2), m.group(1)) for m in _MD_IMAGE.finditer(body)
-    ]
-    events += [(m.start(), m.group(1), "") for m in _HTML_IMG.finditer(body)]
-    for _, url, alt in sorted(events):
+    # The one markdown link extraction (code blocks masked), images only, in document order.
+    for link in extract_links(body):
         if len(found) >= limit:
             break
-        add(url, alt, False)
+        if link.is_image:
+            add(link.url, link.alt, False)
     return found, problems
 
 

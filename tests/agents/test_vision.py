@@ -338,3 +338,15 @@ def test_specs_default_off() -> None:
         assert not spec.enabled(Settings())
     on = Settings(qa_vision_check_enabled=True, qa_preview_screenshot_enabled=True)
     assert all(spec.enabled(on) for spec in SPECS)
+
+
+def test_find_images_skips_code_and_keeps_alt_text() -> None:
+    content = (
+        "```md\n![in code](https://a.example/code.png)\n```\n"
+        "Inline `![also code](https://a.example/inline.png)` and "
+        "![A kettle on a stove](https://a.example/kettle.png)"
+    )
+    refs, _ = find_images(content, base_url=None, limit=5)
+    assert [(r.url, r.alt) for r in refs] == [
+        ("https://a.example/kettle.png", "A kettle on a stove")
+    ]
