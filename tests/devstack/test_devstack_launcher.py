@@ -23,6 +23,9 @@ from streams.devstack import kafka as kafka_mod
 from streams.devstack import postgres as pg_mod
 from streams.devstack._common import port_is_free, process_start_time
 
+# These start (and fail to start) real brokers and servers of their own.
+pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
+
 _SERVICE_ENV = ("KAFKA_BOOTSTRAP_SERVERS", "DATABASE_URL", "JAVA_HOME", "MULTIQA_KAFKA_VERSION",
                 "MULTIQA_PG_BINDIR", "MULTIQA_PG_OPTIONS")
 
