@@ -57,6 +57,8 @@ def validate_setting(key: str, value: Any) -> str:
         parsed = getattr(Settings.from_mapping({key: value}), key)
         if key in _RULE_KEYS:
             _check_rule_codes(key, str(parsed))
+        if key == "qa_required_to_pass":
+            _check_reviewer_names(key, str(parsed))
         return to_text(parsed)
     if key.startswith(NICHE_RULES_PREFIX):
         niche = key[len(NICHE_RULES_PREFIX) :]
@@ -85,6 +87,17 @@ def _check_rule_codes(key: str, value: str) -> None:
         raise SettingsError(
             f"setting {key}: unknown validator rule(s) {', '.join(unknown)}; "
             f"known: {', '.join(sorted(known))}"
+        )
+
+
+def _check_reviewer_names(key: str, value: str) -> None:
+    from agents.base import REVIEWER_NAMES
+
+    unknown = [name for name in _codes(value) if name not in REVIEWER_NAMES]
+    if unknown:
+        raise SettingsError(
+            f"setting {key}: unknown reviewer(s) {', '.join(unknown)}; "
+            f"known: {', '.join(REVIEWER_NAMES)}"
         )
 
 

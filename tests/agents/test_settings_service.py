@@ -56,6 +56,7 @@ async def test_set_validates_stores_and_is_read_back(db: Any) -> None:
         ("content_validator_disabled_rules", "filler_phrase,nope", "unknown validator rule"),
         ("content_validator_disabled_rules.Bad Niche", "filler_phrase", "niche must be"),
         ("content_validator_disabled_rules.tech", "not_a_rule", "unknown validator rule"),
+        ("qa_required_to_pass", "urls,the_boss", "unknown reviewer"),
     ],
 )
 async def test_set_refuses_invalid_values(db: Any, key: str, value: str, message: str) -> None:
