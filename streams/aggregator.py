@@ -107,7 +107,6 @@ class Entry:
     results: dict[str, str] = field(default_factory=dict)  # reviewer -> b64 Avro, first one counts
     result_spans: dict[str, str] = field(default_factory=dict)  # reviewer -> traceparent
     late: dict[str, str] = field(default_factory=dict)  # results that came after the decision
-    duplicates: int = 0
     decision: str | None = None  # b64 Avro QADecision, stored before it is published
     decided_by: str | None = None  # "complete" | "settled" | "timeout"
     decided_at: float | None = None
@@ -268,7 +267,6 @@ class Aggregator:
         now = self.clock()
         entry = self._load(key) or Entry(key=key, partition=partition, created_at=now)
         if entry.draft is not None:
-            entry.duplicates += 1
             self.counts["duplicates"] += 1
             return  # a re-delivered draft: the first registration (and its deadline) stands
         settings = await self.settings()
@@ -292,7 +290,6 @@ class Aggregator:
         entry = self._load(key) or Entry(key=key, partition=partition, created_at=self.clock())
         name = result.reviewer
         if name in entry.results or name in entry.late:
-            entry.duplicates += 1
             self.counts["duplicates"] += 1
             return  # a re-delivered result changes nothing (and is not worth a changelog write)
         if entry.decision is not None:

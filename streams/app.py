@@ -59,8 +59,15 @@ class Runtime:
     clock: Callable[[], float] = time.time
 
 
-def make_faust_app(config: StreamConfig, role: str, *, web: bool = False) -> faust.App:
-    """A Faust app for one role, with multiqa's broker, timing and topic settings."""
+def make_faust_app(
+    config: StreamConfig, role: str, *, web: bool = False, wait_empty: bool = True
+) -> faust.App:
+    """A Faust app for one role, with multiqa's broker, timing and topic settings.
+
+    `wait_empty=False` lets the app give up partitions (rebalance, shutdown) without waiting for
+    the events in flight to finish: right for reviewers, whose events may take minutes (an LLM
+    call) and are simply redelivered when unacked; wrong for the aggregator, which must not
+    write to a table partition it no longer owns."""
     app_id = config.group_id(role)
     return faust.App(
         app_id,
@@ -81,6 +88,7 @@ def make_faust_app(config: StreamConfig, role: str, *, web: bool = False) -> fau
         broker_request_timeout=config.broker_request_timeout,
         broker_commit_interval=config.broker_commit_interval,
         processing_guarantee="at_least_once",
+        stream_wait_empty=wait_empty,
         web_enabled=web and config.web_port > 0,
         web_port=config.web_port or 6066,
         web_host=config.web_host,
@@ -116,8 +124,10 @@ class MultiQA:
         self.reviewers: dict[str, ReviewerAgent] = {}
         self.aggregator: Aggregator | None = None
 
-    def add_app(self, role: str, *, web: bool = False) -> tuple[faust.App, Topics]:
-        app = make_faust_app(self.config, role, web=web)
+    def add_app(
+        self, role: str, *, web: bool = False, wait_empty: bool = True
+    ) -> tuple[faust.App, Topics]:
+        app = make_faust_app(self.config, role, web=web, wait_empty=wait_empty)
         declared = topics_module.declare(app, self.config)
         self.apps[role] = app
         self.topics[role] = declared
@@ -179,7 +189,7 @@ def create_app(
 
     stream = MultiQA(runtime)
     for spec in selected:
-        app, declared = stream.add_app(f"reviewer-{spec.name}")
+        app, declared = stream.add_app(f"reviewer-{spec.name}", wait_empty=False)
         stream.reviewers[spec.name] = ReviewerAgent(
             app,
             declared,

@@ -1,4 +1,4 @@
-"""Fixtures of the stream tests: an in-memory span exporter (one tracer provider per process)."""
+"""Fixtures of the stream tests (helpers shared by the test modules are in stream_helpers.py)."""
 
 from __future__ import annotations
 
@@ -6,19 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-from streams import tracing
-
-_EXPORTER = InMemorySpanExporter()
-_CONFIGURED: list[bool] = []
+from stream_helpers import span_exporter
 
 
 @pytest.fixture
 def spans() -> Iterator[InMemorySpanExporter]:
-    """Every span finished during the test (OpenTelemetry allows one provider per process)."""
-    if not _CONFIGURED:
-        assert tracing.configure("multiqa-tests", exporter=_EXPORTER)
-        _CONFIGURED.append(True)
-    _EXPORTER.clear()
-    yield _EXPORTER
-    _EXPORTER.clear()
+    """Every span finished during the test."""
+    exporter = span_exporter()
+    exporter.clear()
+    yield exporter
+    exporter.clear()
