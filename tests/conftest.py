@@ -147,10 +147,11 @@ async def pg_dsn(
 
 @pytest_asyncio.fixture
 async def pg_pool(pg_dsn: str) -> AsyncIterator[object]:
-    """An asyncpg pool on this test's own database."""
-    import asyncpg
+    """An asyncpg pool on this test's own database, made by multiqa's own pool factory (jsonb
+    columns read and written as Python objects), so tests see what production code sees."""
+    from streams.db import create_pool
 
-    pool = await asyncpg.create_pool(pg_dsn, min_size=1, max_size=4, timeout=30)
+    pool = await create_pool(pg_dsn, min_size=1, max_size=4)
     try:
         yield pool
     finally:
