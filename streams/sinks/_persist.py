@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemas.records import DeadLetter, Finding, QADecision, ReviewerResult
@@ -113,6 +113,22 @@ async def persist_decision(pool: Any, decision: QADecision) -> bool:
     Returns True when this call recorded it, False when the draft version already had a decision
     (a re-delivery): then nothing is changed, so the first decision of a draft version stands.
     """
+    return await persist_decisions(pool, [decision]) == 1
+
+
+async def persist_decisions(pool: Any, decisions: Sequence[QADecision]) -> int:
+    """`persist_decision` for a batch, in one transaction (all or nothing); returns how many
+    were new. The stream's sink writes what one poll delivered this way."""
+    if not decisions:
+        return 0
+    new = 0
+    async with pool.acquire() as conn, conn.transaction():
+        for decision in decisions:
+            new += await _insert_decision(conn, decision)
+    return new
+
+
+async def _insert_decision(conn: Any, decision: QADecision) -> bool:
     reviews = [
         {
             "reviewer": _text(r.reviewer),
@@ -125,83 +141,89 @@ async def persist_decision(pool: Any, decision: QADecision) -> bool:
         }
         for r in decision.reviews
     ]
+    draft_id = _text(decision.draft_id)
     feedback = _text(decision.feedback_text)
     task_id = _opt_text(decision.task_id)
-    async with pool.acquire() as conn, conn.transaction():
-        inserted = await conn.fetchval(
-            _INSERT_DECISION,
-            decision.decision_id,
-            _text(decision.draft_id),
-            decision.version,
-            task_id,
-            decision.approved,
-            decision.final_score,
-            _text(decision.summary),
-            feedback,
-            [_text(r) for r in decision.missing_reviewers],
-            [_text(v) for v in decision.vetoes],
-            decision.timed_out,
-            decision.short_circuited,
-            decision.early_decided,
-            decision.needs_human_review,
-            _text(decision.settings_version),
-            decision.decided_at,
-            _json(reviews),
-        )
-        if not inserted:
-            return False
+    inserted = await conn.fetchval(
+        _INSERT_DECISION,
+        decision.decision_id,
+        draft_id,
+        decision.version,
+        task_id,
+        decision.approved,
+        decision.final_score,
+        _text(decision.summary),
+        feedback,
+        [_text(r) for r in decision.missing_reviewers],
+        [_text(v) for v in decision.vetoes],
+        decision.timed_out,
+        decision.short_circuited,
+        decision.early_decided,
+        decision.needs_human_review,
+        _text(decision.settings_version),
+        decision.decided_at,
+        _json(reviews),
+    )
+    if not inserted:
+        return False
+    await conn.execute(
+        _UPSERT_VERSION_FEEDBACK,
+        draft_id,
+        decision.version,
+        task_id,
+        feedback,
+        decision.final_score,
+        decision.approved,
+        decision.decision_id,
+    )
+    if task_id:
         await conn.execute(
-            _UPSERT_VERSION_FEEDBACK,
-            _text(decision.draft_id),
-            decision.version,
+            _UPSERT_TASK_FEEDBACK,
             task_id,
+            draft_id,
+            decision.version,
             feedback,
             decision.final_score,
             decision.approved,
-            decision.decision_id,
         )
-        if task_id:
-            await conn.execute(
-                _UPSERT_TASK_FEEDBACK,
-                task_id,
-                _text(decision.draft_id),
-                decision.version,
-                feedback,
-                decision.final_score,
-                decision.approved,
-            )
-        if decision.timed_out:
-            await conn.execute(
-                _INSERT_AUDIT,
-                "aggregation_timeout",
-                _json(
-                    {
-                        "decision_id": decision.decision_id,
-                        "draft_id": _text(decision.draft_id),
-                        "version": decision.version,
-                        "missing_reviewers": [_text(r) for r in decision.missing_reviewers],
-                    }
-                ),
-                f"aggregation_timeout:{decision.decision_id}",
-            )
+    if decision.timed_out:
+        await conn.execute(
+            _INSERT_AUDIT,
+            "aggregation_timeout",
+            _json(
+                {
+                    "decision_id": decision.decision_id,
+                    "draft_id": draft_id,
+                    "version": decision.version,
+                    "missing_reviewers": [_text(r) for r in decision.missing_reviewers],
+                }
+            ),
+            f"aggregation_timeout:{decision.decision_id}",
+        )
     return True
 
 
-_INSERT_REVIEW = """
+# One statement per batch: rows travel as parallel arrays. A key repeated inside the batch, or
+# already in the table, is skipped (first wins); RETURNING names the rows that were new.
+_INSERT_REVIEWS = """
 INSERT INTO qa_reviews (
     draft_id, version, reviewer, provider, status, approved, score, feedback, findings, veto,
     produced_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text::jsonb, $10, $11)
+SELECT d, v, r, p, s, a, sc, f, fi::jsonb, ve, pa
+FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bool[],
+            $7::float8[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
+     AS t(d, v, r, p, s, a, sc, f, fi, ve, pa)
 ON CONFLICT (draft_id, version, reviewer) DO NOTHING
-RETURNING true
+RETURNING draft_id, version, reviewer
 """
 
-_INSERT_COST = """
+_INSERT_COSTS = """
 INSERT INTO cost_logs (
     draft_id, version, reviewer, provider, model, tokens_in, tokens_out, usd, kwh, duration_ms)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+SELECT *
+FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[],
+            $8::float8[], $9::float8[], $10::bigint[])
 ON CONFLICT (draft_id, version, reviewer) DO NOTHING
-RETURNING true
 """
 
 
@@ -212,38 +234,44 @@ async def persist_review(pool: Any, result: ReviewerResult) -> bool:
     kept for the record; the decision does not change). The first result per (draft, version,
     reviewer) stands, as in the aggregator. Returns True when this call recorded it.
     """
-    cost = result.cost
+    return await persist_reviews(pool, [result]) == 1
+
+
+async def persist_reviews(pool: Any, results: Sequence[ReviewerResult]) -> int:
+    """`persist_review` for a batch, in one transaction; returns how many were new."""
+    if not results:
+        return 0
+    rows = [
+        (
+            _text(r.draft_id),
+            r.version,
+            _text(r.reviewer),
+            _text(r.provider),
+            _text(r.status),
+            r.approved,
+            r.score,
+            _text(r.feedback),
+            _json([_finding(f) for f in r.findings]),
+            _opt_text(r.veto),
+            r.produced_at,
+        )
+        for r in results
+    ]
     async with pool.acquire() as conn, conn.transaction():
-        inserted = await conn.fetchval(
-            _INSERT_REVIEW,
-            _text(result.draft_id),
-            result.version,
-            _text(result.reviewer),
-            _text(result.provider),
-            _text(result.status),
-            result.approved,
-            result.score,
-            _text(result.feedback),
-            _json([_finding(f) for f in result.findings]),
-            _opt_text(result.veto),
-            result.produced_at,
-        )
-        if not inserted:
-            return False
-        await conn.fetchval(
-            _INSERT_COST,
-            _text(result.draft_id),
-            result.version,
-            _text(result.reviewer),
-            _text(result.provider),
-            _opt_text(cost.model),
-            cost.tokens_in,
-            cost.tokens_out,
-            cost.usd,
-            cost.kwh,
-            cost.duration_ms,
-        )
-    return True
+        inserted = await conn.fetch(_INSERT_REVIEWS, *map(list, zip(*rows, strict=True)))
+        new_keys = {(row["draft_id"], row["version"], row["reviewer"]) for row in inserted}
+        costs = []
+        for key, r in zip(((row[0], row[1], row[2]) for row in rows), results, strict=True):
+            if key in new_keys:
+                new_keys.discard(key)  # a key repeated in the batch: only its first result
+                c = r.cost
+                costs.append(
+                    (*key, _text(r.provider), _opt_text(c.model), c.tokens_in, c.tokens_out,
+                     c.usd, c.kwh, c.duration_ms)
+                )  # fmt: skip
+        if costs:
+            await conn.execute(_INSERT_COSTS, *map(list, zip(*costs, strict=True)))
+    return len(inserted)
 
 
 async def persist_audit(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from schemas.records import DeadLetter, QADecision, ReviewerResult
@@ -11,8 +11,8 @@ from streams.db import create_pool
 from streams.sinks._persist import (
     persist_audit,
     persist_dead_letter,
-    persist_decision,
-    persist_review,
+    persist_decisions,
+    persist_reviews,
 )
 from streams.sinks._retry import Backoff, retry_forever
 
@@ -82,48 +82,78 @@ class Sink:
 
     async def write_decision(self, decision: QADecision) -> bool:
         """Persist a decision and its feedback; True if new, False if already recorded."""
+        return await self.write_decisions([decision]) == 1
+
+    async def write_decisions(self, decisions: Sequence[QADecision]) -> int:
+        """Persist a batch of decisions in one transaction; returns how many were new."""
+        if not decisions:
+            return 0
         return await self._run(
-            f"decision {decision.draft_id} v{decision.version}",
-            lambda: persist_decision(self.pool, decision),
+            _describe("decision", [(d.draft_id, d.version) for d in decisions]),
+            lambda: persist_decisions(self.pool, decisions),
+            len(decisions),
         )
 
     async def write_review(self, result: ReviewerResult) -> bool:
         """Persist a reviewer result and its cost; True if new, False if already recorded."""
-        return await self._run(
-            f"review {result.reviewer} of {result.draft_id} v{result.version}",
-            lambda: persist_review(self.pool, result),
+        return await self.write_reviews([result]) == 1
+
+    async def write_reviews(self, results: Sequence[ReviewerResult]) -> int:
+        """Persist a batch of reviewer results (and costs) in one transaction; returns how many
+        were new."""
+        if not results:
+            return 0
+        what = (
+            f"review {results[0].reviewer} of {results[0].draft_id} v{results[0].version}"
+            if len(results) == 1
+            else _describe("review", [(r.draft_id, r.version) for r in results])
         )
+        return await self._run(what, lambda: persist_reviews(self.pool, results), len(results))
 
     async def write_dead_letter(self, dead: DeadLetter) -> bool:
         """Record a dead letter in audit_log (once per consumer and source offset)."""
-        return await self._run(
-            f"dead letter {dead.source_topic}[{dead.source_partition}]@{dead.source_offset}",
-            lambda: persist_dead_letter(self.pool, dead),
+        return bool(
+            await self._run(
+                f"dead letter {dead.source_topic}[{dead.source_partition}]@{dead.source_offset}",
+                lambda: persist_dead_letter(self.pool, dead),
+                1,
+            )
         )
 
     async def write_audit(
         self, event_type: str, payload: Mapping[str, Any], *, dedupe_key: str | None = None
     ) -> bool:
         """Write an audit event; with a dedupe_key it is written once however often delivered."""
-        return await self._run(
-            f"audit event {event_type}",
-            lambda: persist_audit(self.pool, event_type, payload, dedupe_key=dedupe_key),
+        return bool(
+            await self._run(
+                f"audit event {event_type}",
+                lambda: persist_audit(self.pool, event_type, payload, dedupe_key=dedupe_key),
+                1,
+            )
         )
 
-    async def _run(self, what: str, op: Callable[[], Awaitable[bool]]) -> bool:
+    async def _run(self, what: str, op: Callable[[], Awaitable[int | bool]], total: int) -> int:
         def count_retry(_attempt: int, _exc: BaseException) -> None:
             self.retries += 1
 
-        new = await retry_forever(
-            op,
-            what=what,
-            backoff=self.backoff,
-            attempt_timeout=self.attempt_timeout,
-            on_retry=count_retry,
+        new = int(
+            await retry_forever(
+                op,
+                what=what,
+                backoff=self.backoff,
+                attempt_timeout=self.attempt_timeout,
+                on_retry=count_retry,
+            )
         )
-        if new:
-            self.written += 1
-        else:
-            self.duplicates += 1
-            log.debug("%s was already recorded", what)
+        self.written += new
+        self.duplicates += total - new
+        if new < total:
+            log.debug("%s: %d of %d already recorded", what, total - new, total)
         return new
+
+
+def _describe(kind: str, keys: Sequence[tuple[str, int]]) -> str:
+    draft_id, version = keys[0]
+    if len(keys) == 1:
+        return f"{kind} {draft_id} v{version}"
+    return f"{len(keys)} {kind}s ({draft_id} v{version}, ...)"

@@ -266,3 +266,32 @@ async def test_writes_wait_for_migrations_then_land(postgres_dsn, make_decision,
     finally:
         await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         await admin.close()
+
+
+async def test_batches_skip_keys_already_recorded_or_repeated_in_the_batch(
+    sink_pool, make_decision, make_review
+):
+    from streams.sinks import persist_decisions, persist_reviews
+
+    await persist_review(sink_pool, make_review("d-1", 1, "validator", feedback="first"))
+    batch = [
+        make_review("d-1", 1, "validator", feedback="again"),  # already recorded
+        make_review("d-1", 1, "critic", feedback="critic one"),
+        make_review("d-1", 1, "critic", feedback="critic two"),  # repeated in the batch
+        make_review("d-2", 1, "validator"),
+    ]
+    assert await persist_reviews(sink_pool, batch) == 2
+    rows = await sink_pool.fetch(
+        "SELECT draft_id, reviewer, feedback FROM qa_reviews ORDER BY 1, 2"
+    )
+    assert [tuple(r) for r in rows] == [
+        ("d-1", "critic", "critic one"),
+        ("d-1", "validator", "first"),
+        ("d-2", "validator", "needs sources"),
+    ]
+    assert await count(sink_pool, "SELECT count(*) FROM cost_logs") == 3
+
+    decisions = [make_decision("d-1", 1), make_decision("d-2", 1), make_decision("d-1", 1)]
+    assert await persist_decisions(sink_pool, decisions) == 2
+    assert await persist_decisions(sink_pool, decisions) == 0
+    assert await count(sink_pool, "SELECT count(*) FROM pipeline_versions") == 2

@@ -1,0 +1,176 @@
+"""The `sinks` app's agents: decisions, reviewer results and dead letters into PostgreSQL.
+
+    qa.decisions     -> qa_decisions, pipeline_versions / pipeline_tasks feedback, timeout audit
+    qa.reviews       -> qa_reviews, cost_logs
+    qa.dead-letters  -> audit_log (`dead_letter` events)
+
+Offsets are committed only after the write. Faust acks an event when its stream moves on, even
+when the agent is cancelled mid-write (it acks in a `finally`), so these agents read with manual
+acks (`stream.noack()`) and ack an event only once its row is committed. Reading and writing are
+decoupled by a bounded queue: whatever arrived while the previous write ran is written next as
+one batch in one transaction, so the sink keeps up with bursts without waiting to fill batches
+when traffic is light. Batches are written in arrival order and acked in that order, so each
+partition's acks are contiguous. While PostgreSQL is down the writer retries (streams.sinks.Sink)
+and the queue fills, which pauses consumption: the backlog waits in Kafka, not in memory.
+
+A rebalance or a shutdown does not wait for writes in flight (`stream_wait_empty` off): it commits
+what was acked, and the rest is redelivered to whoever owns the partition next (idempotent writes).
+
+A record the database refuses for good (`SinkError`) is dead-lettered, as is an event that does
+not decode, and the agent moves on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import faust
+from faust.types import EventT
+
+from schemas import DeadLetter
+from streams.deadletter import DeadLetters
+from streams.serde import Undecodable
+from streams.sinks._retry import SinkError
+from streams.sinks._sink import Sink
+from streams.topics import Topics
+
+if TYPE_CHECKING:
+    from streams.app import Runtime
+
+log = logging.getLogger("multiqa.sinks")
+
+Write = Callable[[Sink, Sequence[Any]], Awaitable[int]]
+
+
+def install(app: faust.App, topics: Topics, runtime: Runtime, **options: Any) -> SinkAgents:
+    """Add the sink agents to `app` (the `sinks` role's app, with its own consumer group)."""
+    return SinkAgents(app, topics, runtime, **options)
+
+
+class SinkAgents:
+    """Three agents sharing one `Sink`; see the module docstring."""
+
+    def __init__(
+        self, app: faust.App, topics: Topics, runtime: Runtime, *, max_batch: int = 500
+    ) -> None:
+        self.runtime = runtime
+        self.max_batch = max_batch
+        # Faust's default makes a rebalance or shutdown wait until every event in flight is acked.
+        # An event whose write waits for the database would hold the whole group up; our writes
+        # are idempotent, so let Faust commit what is acked and redeliver the rest instead.
+        app.conf.stream_wait_empty = False
+        self.dead_letters = DeadLetters(
+            topics.dead_letters, "sinks", audit=runtime.dead_letter_audit
+        )
+        self._sink: Sink | None = None
+        self._connecting: asyncio.Lock | None = None
+        app.agent(topics.decisions, name="sink-decisions")(self._consume_decisions)
+        app.agent(topics.reviews, name="sink-reviews")(self._consume_reviews)
+        app.agent(topics.dead_letters, name="sink-dead-letters")(self._consume_dead_letters)
+
+    async def sink(self) -> Sink:
+        """The process's pool when the runtime has one, else a pool of our own (waiting for the
+        database if it is down)."""
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            if self._sink is None:
+                if self.runtime.pool is not None:
+                    self._sink = Sink(self.runtime.pool)
+                else:
+                    self._sink = await Sink.connect(self.runtime.config.database_url)
+            return self._sink
+
+    async def _consume_decisions(self, stream: faust.StreamT[Any]) -> None:
+        await self._consume(stream, "decisions", lambda sink, batch: sink.write_decisions(batch))
+
+    async def _consume_reviews(self, stream: faust.StreamT[Any]) -> None:
+        await self._consume(stream, "reviews", lambda sink, batch: sink.write_reviews(batch))
+
+    async def _consume_dead_letters(self, stream: faust.StreamT[Any]) -> None:
+        async def write(sink: Sink, batch: Sequence[DeadLetter]) -> int:
+            return sum([await sink.write_dead_letter(dead) for dead in batch])
+
+        await self._consume(stream, "dead letters", write, dead_letter_bad=False)
+
+    async def _consume(
+        self, stream: faust.StreamT[Any], kind: str, write: Write, *, dead_letter_bad: bool = True
+    ) -> None:
+        manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
+        queue: asyncio.Queue[EventT[Any]] = asyncio.Queue(maxsize=2 * self.max_batch)
+        writer = asyncio.ensure_future(
+            self._write_loop(manual, queue, kind, write, dead_letter_bad)
+        )
+        try:
+            async for event in manual.events():
+                if writer.done():
+                    break
+                await queue.put(event)
+            if writer.done() and not writer.cancelled():
+                writer.result()  # a writer that died re-raises here, stopping the agent loudly
+        finally:
+            # Whatever is still queued or being written stays unacked: redelivered after restart.
+            writer.cancel()
+            await asyncio.gather(writer, return_exceptions=True)
+
+    async def _write_loop(
+        self,
+        stream: faust.StreamT[Any],
+        queue: asyncio.Queue[EventT[Any]],
+        kind: str,
+        write: Write,
+        dead_letter_bad: bool,
+    ) -> None:
+        sink = await self.sink()
+        while True:
+            batch = [await queue.get()]
+            while len(batch) < self.max_batch and not queue.empty():
+                batch.append(queue.get_nowait())
+            await self._write_batch(sink, batch, kind, write, dead_letter_bad)
+            for event in batch:
+                await stream.ack(event)
+
+    async def _write_batch(
+        self,
+        sink: Sink,
+        events: list[EventT[Any]],
+        kind: str,
+        write: Write,
+        dead_letter_bad: bool,
+    ) -> None:
+        good: list[EventT[Any]] = []
+        for event in events:
+            if isinstance(event.value, Undecodable):
+                await self._reject(event, event.value.error, dead_letter_bad)
+            else:
+                good.append(event)
+        if not good:
+            return
+        try:
+            await write(sink, [event.value for event in good])
+            return
+        except SinkError:
+            log.warning("a batch of %d %s was refused; writing them one by one", len(good), kind)
+        # Find the record(s) the database refuses; write every other one.
+        for event in good:
+            try:
+                await write(sink, [event.value])
+            except SinkError as exc:
+                await self._reject(event, exc, dead_letter_bad)
+
+    async def _reject(self, event: EventT[Any], error: BaseException, dead_letter: bool) -> None:
+        message = event.message
+        if dead_letter:
+            await self.dead_letters.park(message, error)
+        else:
+            # A bad event on the dead-letter topic itself: parking it there again would loop.
+            log.error(
+                "sinks skipped %s[%d]@%d: %s",
+                message.topic,
+                message.partition,
+                message.offset,
+                error,
+            )
