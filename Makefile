@@ -8,9 +8,10 @@ PYTEST_ARGS ?=
 setup:
 	@PYTHON=$(PYTHON) scripts/setup.sh
 
-## make demo: start the local stack and send a message through Kafka and a row through PostgreSQL
+## make demo: start the local stack and an all-in-one worker, review three sample drafts
+## (clean, fabricated statistic, dead link), print their decisions and feedback (streams/demo.py)
 demo: setup
-	$(PYTHON) -m streams.cli dev check
+	$(PYTHON) -m streams.demo
 	@echo "the stack keeps running; stop it with: multiqa dev down"
 
 ## make test: the whole test suite against the real broker and database

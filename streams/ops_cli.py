@@ -286,7 +286,7 @@ def _row(decision: QADecision) -> tuple[str, ...]:
     )
 
 
-_WIDTHS = (19, 36, 3, 8, 5, 13, 0)
+_WIDTHS = (19, 36, 3, 8, 5, 18, 0)
 
 
 def _line(cells: Sequence[str]) -> str:
@@ -349,7 +349,8 @@ def _json_list(value: Any) -> list[Any]:
 
 async def draft_status(pool: Any, draft_id: str, version: int | None) -> list[str]:
     """What PostgreSQL holds for a draft, per version: the decision (or "pending") and every
-    reviewer result, marking those that arrived after the decision. Empty when nothing."""
+    reviewer result, marking those the decision did not count: produced after it, or not
+    expected by it. Empty when nothing."""
     decisions = {
         r["version"]: r
         for r in await pool.fetch(
@@ -360,7 +361,7 @@ async def draft_status(pool: Any, draft_id: str, version: int | None) -> list[st
     }
     reviews = await pool.fetch(
         "SELECT version, reviewer, provider, status, approved, score, feedback, veto, "
-        "recorded_at FROM qa_reviews WHERE draft_id = $1 AND ($2::int IS NULL OR version = $2) "
+        "produced_at FROM qa_reviews WHERE draft_id = $1 AND ($2::int IS NULL OR version = $2) "
         "ORDER BY version, produced_at, reviewer",
         draft_id,
         version,
@@ -393,7 +394,10 @@ async def draft_status(pool: Any, draft_id: str, version: int | None) -> list[st
         lines.append(f"  reviews recorded: {len(these)}")
         for r in these:
             score = f"{r['score']:5.1f}" if r["status"] == "ok" else "    -"
-            late = "  (after the decision)" if decision and r["reviewer"] not in counted else ""
+            late = ""
+            if decision is not None and r["reviewer"] not in counted:
+                after = r["produced_at"] > decision["decided_at"]
+                late = "  (after the decision)" if after else "  (not counted)"
             note = (r["veto"] or r["feedback"] or "").splitlines()
             lines.append(
                 f"    {r['reviewer']:<15} {r['status']:<8} {score}  "

@@ -168,11 +168,18 @@ def make_decision() -> Callable[..., QADecision]:
 @pytest.fixture
 def make_review_result() -> Callable[..., ReviewerResult]:
     def make(
-        draft_id: str, reviewer: str, score: float, *, version: int = 1, status: str = "ok"
+        draft_id: str,
+        reviewer: str,
+        score: float,
+        *,
+        version: int = 1,
+        status: str = "ok",
+        produced_at: datetime | None = None,
     ) -> ReviewerResult:
         return ReviewerResult(
             reviewer, score >= 70, score, f"{reviewer} says {score:g}", Provider.PROGRAMMATIC,
             status=ReviewStatus(status), draft_id=draft_id, version=version,
+            produced_at=produced_at or datetime.now(UTC),
         )  # fmt: skip
 
     return make

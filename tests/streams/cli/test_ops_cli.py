@@ -204,10 +204,16 @@ async def test_status_shows_the_decision_and_marks_late_reviews(
 ):
     pool = await create_pool(cli_env.config.database_url)
     try:
+        decided = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
+        before, after = decided - timedelta(seconds=1), decided + timedelta(seconds=1)
         await persist_review(pool, make_review_result("d-st", "validator", 48.0))
         await persist_review(pool, make_review_result("d-st", "critic", 0.0, status="skipped"))
-        await persist_decision(pool, make_decision("d-st"))
-        await persist_review(pool, make_review_result("d-st", "urls", 80.0))  # after the decision
+        # Not expected by the decision (e.g. disabled), produced before it:
+        await persist_review(
+            pool, make_review_result("d-st", "vision", 0.0, status="skipped", produced_at=before)
+        )
+        await persist_decision(pool, make_decision("d-st", decided_at=decided))
+        await persist_review(pool, make_review_result("d-st", "urls", 80.0, produced_at=after))
         await persist_review(pool, make_review_result("d-st", "validator", 90.0, version=2))
     finally:
         await pool.close()
@@ -217,9 +223,11 @@ async def test_status_shows_the_decision_and_marks_late_reviews(
     lines = out.splitlines()
     assert lines[0].startswith("draft d-st v1: REJECTED, score 48.0/100, decided ")
     assert lines[0].endswith("[short_circuited]")
-    assert "  reviews recorded: 3" in lines
+    assert "  reviews recorded: 4" in lines
     urls = next(line for line in lines if line.strip().startswith("urls"))
     assert urls.endswith("(after the decision)")
+    vision = next(line for line in lines if line.strip().startswith("vision"))
+    assert vision.endswith("(not counted)")
     validator = next(line for line in lines if line.strip().startswith("validator"))
     assert "after the decision" not in validator and "48.0" in validator
     assert "draft d-st v2: PENDING, no decision yet" in lines
