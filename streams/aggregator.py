@@ -59,6 +59,7 @@ from schemas import (
     utc_now,
 )
 from streams import tracing
+from streams._offsets import InputOffsets, is_offset_key
 from streams.config import StreamConfig
 from streams.deadletter import DeadLetters
 from streams.serde import EventSchema, Undecodable
@@ -204,6 +205,7 @@ class Aggregator:
         self.clock = clock
         self.counts = {"decided": 0, "published": 0, "duplicates": 0, "late": 0, "timeouts": 0}
         self._nudged: dict[str, float] = {}
+        self._inputs = {config.drafts_topic, config.reviews_topic}
         self.table = _DurableTable(
             app,
             name=TABLE_NAME,
@@ -228,6 +230,9 @@ class Aggregator:
             schema=_AggregatorSchema(config),
             partitions=config.partitions,
         )
+        self.offsets = InputOffsets(
+            self.table, lambda tp, offset: app.consumer.seek(tp, offset), time.monotonic
+        )
         self.agent = app.agent(source, name="aggregate")(self._consume)
         app.timer(config.aggregator_tick_seconds, name="aggregator-deadlines")(self.scan)
 
@@ -237,6 +242,24 @@ class Aggregator:
             await self.handle(event)
 
     async def handle(self, event: EventT[Any]) -> None:
+        message = event.message
+        tracked = message.topic in self._inputs
+        if tracked:
+            if self.app.in_recovery:
+                return  # the table is incomplete; the offsets check re-fetches this later
+            if not await self.offsets.admit(message.tp, message.offset):
+                return
+        await self._apply(event)
+        if tracked:
+            self.offsets.applied(message.tp, message.offset)
+        # Faust acks the event when the agent asks for the next one, and commits acked offsets
+        # after a producer flush that gives up after 0.1 s with messages still buffered
+        # (ProducerBuffer.flush_atmost): wait until this event's changelog writes are delivered.
+        write, self.table.last_write = self.table.last_write, None
+        if write is not None:
+            await write
+
+    async def _apply(self, event: EventT[Any]) -> None:
         value = event.value
         message = event.message
         if isinstance(value, Nudge):
@@ -410,19 +433,23 @@ class Aggregator:
 
     async def scan(self) -> int:
         """Nudge every overdue entry of this worker's partitions; returns how many were sent."""
-        if self.app.rebalancing or getattr(self.app, "in_recovery", False):
+        app = self.app
+        recovered = app.tables.recovery.completed.is_set()  # type: ignore[attr-defined]
+        if app.rebalancing or app.in_recovery or not recovered:
             return 0
-        assigned = {
-            tp.partition
-            for tp in self.app.consumer.assignment()
-            if tp.topic == self.config.drafts_topic
-        }
+        assignment = app.consumer.assignment()
+        inputs = [tp for tp in assignment if tp.topic in self._inputs]
+        await self.offsets.resync(inputs, app.consumer_generation_id)
+        await self.offsets.reseek_stalled(inputs)
+        assigned = {tp.partition for tp in assignment if tp.topic == self.config.drafts_topic}
         now = self.clock()
         # Re-send a nudge that had no effect after a while (e.g. lost in a rebalance).
         resend_after = max(5.0, 5 * self.config.aggregator_tick_seconds)
         sent = 0
         for key, data in list(self.table.items()):
-            if data["partition"] not in assigned or not self._due(data, now):
+            if is_offset_key(key) or data["partition"] not in assigned:
+                continue
+            if not self._due(data, now):
                 continue
             if now - self._nudged.get(key, -resend_after) < resend_after:
                 continue

@@ -1,0 +1,43 @@
+"""A real `multiqa worker` process for the crash test, with the real validator and a deterministic
+stand-in for the LLM critic (which would need a model): the same draft always gets the same score,
+after a short delay so that reviews are in flight when the test kills the process.
+
+    python tests/streams/crash_worker.py        # configuration from MULTIQA_* variables
+"""
+
+from __future__ import annotations
+
+import asyncio
+import zlib
+
+from agents.base import ReviewerSpec
+from agents.registry import get_reviewer
+from schemas import DraftSubmitted, Provider, ReviewerResult
+
+
+def critic_score(draft_id: str) -> float:
+    return float(60 + zlib.crc32(draft_id.encode()) % 41)
+
+
+async def deterministic_critic(
+    draft: DraftSubmitted, settings: object, deps: object
+) -> ReviewerResult:
+    await asyncio.sleep(0.02 + (zlib.crc32(draft.draft_id.encode()) % 8) / 100)
+    score = critic_score(draft.draft_id)
+    return ReviewerResult("critic", score >= 70, score, f"critic says {score}", Provider.OLLAMA)
+
+
+def roster() -> list[ReviewerSpec]:
+    critic = ReviewerSpec("critic", Provider.OLLAMA, deterministic_critic, lambda _s: True, True)
+    return [get_reviewer("validator"), critic]
+
+
+def main() -> None:
+    from streams.config import StreamConfig
+    from streams.worker import run
+
+    run(StreamConfig.from_env(), roster=roster(), with_sinks=False, loglevel="warning")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""SIGKILL the worker process twice while it decides 500 drafts; after restarts, every draft
+version has exactly one decision, identical in every copy on qa.decisions, and the decisions are
+the ones a run without crashes makes (the in-process review of the same drafts, same reviewers)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from aiokafka import AIOKafkaProducer
+from crash_worker import roster
+from stream_helpers import TopicReader, delete_topics, stream_config
+
+from agents.aggregate import decision_id
+from agents.qa import MultiModelQA
+from agents.settings import Settings
+from schemas import DraftSubmitted, QADecision, encode
+from streams.topics import ensure_topics
+
+DRAFTS = 500
+CLEAN = (
+    "Electric kettles heat water with a coiled element under the base. Most models switch off "
+    "when a bimetallic strip senses steam. Descale them every few months where water is hard. "
+) * 6
+CRITICAL = "As an AI language model, I cannot write this article. " + CLEAN
+WORKER = Path(__file__).with_name("crash_worker.py")
+
+
+def drafts() -> list[DraftSubmitted]:
+    return [
+        DraftSubmitted(f"crash-{i:04d}", 1, "Kettles", CRITICAL if i % 10 == 3 else CLEAN)
+        for i in range(DRAFTS)
+    ]
+
+
+def start_worker(config, log: Path) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        **{f"MULTIQA_{k.upper()}": str(v) for k, v in vars(config).items()},
+        "PYTHONUNBUFFERED": "1",
+    }
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [sys.executable, str(WORKER)], env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+
+
+async def wait_distinct(reader: TopicReader, count: int, worker: subprocess.Popen[bytes]) -> None:
+    def distinct(values) -> int:
+        return len({v.decision_id for v in values if isinstance(v, QADecision)})
+
+    async with asyncio.timeout(90):
+        while distinct(reader.values()) < count:
+            assert worker.poll() is None, f"worker exited with {worker.returncode}"
+            await reader.poll()
+
+
+@pytest.mark.timeout(240)
+async def test_sigkill_mid_run_loses_and_duplicates_no_decision(kafka_bootstrap, tmp_path):
+    config = stream_config(
+        kafka_bootstrap,
+        str(tmp_path / "faust"),
+        partitions=3,
+        reviewers="validator,critic",
+        aggregate_timeout_seconds=120.0,
+        # The restarted worker waits for the killed one's session to expire before the group
+        # rebalances; 6 s is the broker's minimum.
+        broker_session_timeout=6.0,
+        broker_rebalance_timeout=6.0,
+    )
+    await ensure_topics(config)
+    log = tmp_path / "worker.log"
+    all_drafts = drafts()
+    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, linger_ms=5)
+    await producer.start()
+    try:
+        sends = [
+            await producer.send(config.drafts_topic, encode(d), key=d.draft_id.encode())
+            for d in all_drafts
+        ]
+        await asyncio.gather(*sends)
+    finally:
+        await producer.stop()
+
+    decisions = await TopicReader(kafka_bootstrap, config.decisions_topic, QADecision).start()
+    worker = start_worker(config, log)
+    try:
+        for kill_after in (DRAFTS // 4, DRAFTS // 2):
+            await wait_distinct(decisions, kill_after, worker)
+            worker.send_signal(signal.SIGKILL)
+            worker.wait()
+            worker = start_worker(config, log)
+        await wait_distinct(decisions, DRAFTS, worker)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        try:
+            worker.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        await decisions.stop()
+        await delete_topics(config)
+
+    copies: dict[str, set[bytes]] = {}
+    by_id: dict[str, QADecision] = {}
+    for message in decisions.messages:
+        assert isinstance(message.value, QADecision), message.value
+        copies.setdefault(message.value.decision_id, set()).add(message.raw)
+        by_id[message.value.decision_id] = message.value
+    assert set(by_id) == {decision_id(d.draft_id, 1) for d in all_drafts}
+    assert all(len(payloads) == 1 for payloads in copies.values()), "a decision changed"
+
+    # The no-crash reference: the same reviewers and the same aggregation, in-process.
+    qa = MultiModelQA(None, reviewers=roster())
+    settings = Settings(qa_aggregate_timeout_seconds=120.0)
+    for draft in all_drafts:
+        expected = (await qa.review_draft(draft, settings)).decision
+        got = by_id[expected.decision_id]
+        assert (got.approved, got.short_circuited, got.timed_out) == (
+            expected.approved,
+            expected.short_circuited,
+            expected.timed_out,
+        ), draft.draft_id
+        assert got.final_score == pytest.approx(expected.final_score), draft.draft_id
+        if not got.short_circuited:
+            assert got.reviews == expected.reviews and got.missing_reviewers == ()
+    assert sum(d.short_circuited for d in by_id.values()) == DRAFTS // 10
