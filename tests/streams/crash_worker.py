@@ -3,6 +3,8 @@ stand-in for the LLM critic (which would need a model): the same draft always ge
 after a short delay so that reviews are in flight when the test kills the process.
 
     python tests/streams/crash_worker.py        # configuration from MULTIQA_* variables
+
+With MULTIQA_DATABASE_URL set it also runs the sinks (PostgreSQL), killed along with the rest.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ def main() -> None:
     from streams.config import StreamConfig
     from streams.worker import run
 
-    run(StreamConfig.from_env(), roster=roster(), with_sinks=False, loglevel="warning")
+    config = StreamConfig.from_env()
+    run(config, roster=roster(), with_sinks=bool(config.database_url), loglevel="warning")
 
 
 if __name__ == "__main__":

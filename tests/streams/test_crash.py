@@ -1,6 +1,7 @@
-"""SIGKILL the worker process twice while it decides 500 drafts; after restarts, every draft
-version has exactly one decision, identical in every copy on qa.decisions, and the decisions are
-the ones a run without crashes makes (the in-process review of the same drafts, same reviewers)."""
+"""SIGKILL the all-in-one worker process (reviewers, aggregator, sinks) twice while it decides 500
+drafts; after restarts, every draft version has exactly one decision, identical in every copy on
+qa.decisions, exactly one qa_decisions row, and the decisions are the ones a run without crashes
+makes (the in-process review of the same drafts, same reviewers)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from agents.aggregate import decision_id
 from agents.qa import MultiModelQA
 from agents.settings import Settings
 from schemas import DraftSubmitted, QADecision, encode
+from streams.db import create_pool
 from streams.topics import ensure_topics
 
 DRAFTS = 500
@@ -60,8 +62,21 @@ async def wait_distinct(reader: TopicReader, count: int, worker: subprocess.Pope
             await reader.poll()
 
 
+async def wait_rows(dsn: str, count: int) -> list:
+    pool = await create_pool(dsn)
+    try:
+        async with asyncio.timeout(60):
+            while await pool.fetchval("SELECT count(*) FROM qa_decisions") < count:
+                await asyncio.sleep(0.2)
+        return await pool.fetch(
+            "SELECT decision_id::text AS id, draft_id, version FROM qa_decisions"
+        )
+    finally:
+        await pool.close()
+
+
 @pytest.mark.timeout(240)
-async def test_sigkill_mid_run_loses_and_duplicates_no_decision(kafka_bootstrap, tmp_path):
+async def test_sigkill_mid_run_loses_and_duplicates_no_decision(kafka_bootstrap, pg_dsn, tmp_path):
     config = stream_config(
         kafka_bootstrap,
         str(tmp_path / "faust"),
@@ -72,6 +87,7 @@ async def test_sigkill_mid_run_loses_and_duplicates_no_decision(kafka_bootstrap,
         # rebalances; 6 s is the broker's minimum.
         broker_session_timeout=6.0,
         broker_rebalance_timeout=6.0,
+        database_url=pg_dsn,
     )
     await ensure_topics(config)
     log = tmp_path / "worker.log"
@@ -96,6 +112,7 @@ async def test_sigkill_mid_run_loses_and_duplicates_no_decision(kafka_bootstrap,
             worker.wait()
             worker = start_worker(config, log)
         await wait_distinct(decisions, DRAFTS, worker)
+        rows = await wait_rows(pg_dsn, DRAFTS)
     finally:
         worker.send_signal(signal.SIGTERM)
         try:
@@ -129,3 +146,8 @@ async def test_sigkill_mid_run_loses_and_duplicates_no_decision(kafka_bootstrap,
         if not got.short_circuited:
             assert got.reviews == expected.reviews and got.missing_reviewers == ()
     assert sum(d.short_circuited for d in by_id.values()) == DRAFTS // 10
+
+    # The sinks ran in the killed processes too: one row per draft version, the decisions' ids.
+    assert len(rows) == DRAFTS
+    assert {r["id"] for r in rows} == set(by_id)
+    assert len({(r["draft_id"], r["version"]) for r in rows}) == DRAFTS
