@@ -28,11 +28,14 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from aiokafka import TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas import DraftSubmitted, QADecision
 from streams.client import DecisionTail, DraftSubmitter
@@ -146,7 +149,8 @@ Start at the last line, then walk up the frames to your own code.
     ]
 
 
-def _worker_env(config: StreamConfig) -> dict[str, str]:
+def config_env(config: StreamConfig) -> dict[str, str]:
+    """os.environ plus `config` as MULTIQA_* variables: what a worker subprocess reads."""
     env = dict(os.environ)
     for field in dataclasses.fields(config):
         env[ENV_PREFIX + field.name.upper()] = str(getattr(config, field.name))
@@ -158,7 +162,7 @@ def _start_worker(config: StreamConfig, log_path: Path) -> subprocess.Popen[byte
     with open(log_path, "wb") as log_file:
         return subprocess.Popen(
             [sys.executable, "-m", "streams.cli", "worker", "--loglevel", "warning"],
-            env=_worker_env(config),
+            env=config_env(config),
             stdout=log_file,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # Ctrl-C in the terminal reaches the demo, which stops it
@@ -261,36 +265,36 @@ async def run_demo(wait_seconds: float) -> int:
         await pool.close()
 
 
-async def _wait_until_ready(
+async def wait_until_ready(
     config: StreamConfig,
     tail: DecisionTail,
     submitter: DraftSubmitter,
-    worker: subprocess.Popen[bytes],
-    run: str,
-    wait_seconds: float,
+    reviewers: list[str],
+    *,
+    within: float,
+    alive: Callable[[], bool] = lambda: True,
+    probe_id: str | None = None,
 ) -> bool:
-    """Submit a warm-up draft and wait until every reviewer's consumer group has committed past it
-    and its decision is out: the worker's groups have all joined, so the demo drafts below meet a
-    running stream and print in the usual order (validator first), not in group-join order."""
-    from aiokafka import TopicPartition
-    from aiokafka.admin import AIOKafkaAdminClient
-
-    from agents.registry import all_reviewers
-
+    """Submit a warm-up draft and wait until every named reviewer's consumer group has committed
+    past it and its decision is out: a worker's groups have all joined, so what is submitted next
+    meets a running stream (and, in the demo, prints in the usual order, validator first, not in
+    group-join order). False when `alive()` turns false or `within` seconds pass."""
     probe = DraftSubmitted(
-        draft_id=f"demo-{run}-warmup", version=1, title="Warm-up", content="A warm-up draft.\n"
+        draft_id=probe_id or f"warmup-{uuid.uuid4().hex[:12]}",
+        version=1,
+        title="Warm-up",
+        content="A warm-up draft.\n",
     )
     landed = await submitter.submit(probe)
     tp = TopicPartition(landed.topic, landed.partition)
-    groups = [config.reviewer_group_id(spec.name) for spec in all_reviewers()]
     admin = AIOKafkaAdminClient(bootstrap_servers=config.bootstrap_servers)
     await admin.start()
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait_seconds
+    deadline = loop.time() + within
     try:
-        waiting = set(groups)
+        waiting = {config.reviewer_group_id(name) for name in reviewers}
         while waiting:
-            if worker.poll() is not None or loop.time() > deadline:
+            if not alive() or loop.time() > deadline:
                 return False
             for group in list(waiting):
                 offsets = await admin.list_consumer_group_offsets(group, partitions=[tp])
@@ -316,7 +320,18 @@ async def _submit_and_wait(
     ):
         print("   waiting for every reviewer's consumer group to join ...", flush=True)
         started = asyncio.get_running_loop().time()
-        if not await _wait_until_ready(config, tail, submitter, worker, run, wait_seconds):
+        from agents.registry import all_reviewers
+
+        ready = await wait_until_ready(
+            config,
+            tail,
+            submitter,
+            [spec.name for spec in all_reviewers()],
+            within=wait_seconds,
+            alive=lambda: worker.poll() is None,
+            probe_id=f"demo-{run}-warmup",
+        )
+        if not ready:
             print(f"the worker did not get ready within {wait_seconds:g} s; see its log")
             return None
         took = asyncio.get_running_loop().time() - started
