@@ -12,8 +12,7 @@ draft a second time. So `create_app` builds one Faust app per role:
 and `MultiQA` starts and stops them together in one event loop (Faust's Worker takes extra
 services, apps included). Each app has its own consumer, producer and consumer group.
 
-Plugging the sinks in: `streams.sinks.install(app, topics, runtime)` adds the sink agents to the
-`sinks` app it is given (an app with its own group id; `runtime.config.database_url` is set).
+The sinks are `streams.sinks.install(app, topics, runtime)` on the `sinks` app.
 """
 
 from __future__ import annotations
@@ -113,6 +112,30 @@ def resolve_reviewers(
     return tuple(by_name[name] for name in wanted)
 
 
+def select_reviewers(
+    config: StreamConfig,
+    reviewers: Sequence[str] | None,
+    *,
+    roster: Sequence[ReviewerSpec] | None = None,
+    with_aggregator: bool = True,
+    with_sinks: bool = True,
+) -> tuple[tuple[ReviewerSpec, ...], list[ReviewerSpec]]:
+    """(deployed, to run here); ValueError for unknown names or nothing to run at all."""
+    deployed = resolve_reviewers(config, roster)
+    by_name = {spec.name: spec for spec in deployed}
+    if reviewers is None:
+        selected = list(deployed)
+    else:
+        unknown = [name for name in reviewers if name not in by_name]
+        if unknown:
+            raise ValueError(f"unknown reviewers {unknown}; deployed: {sorted(by_name)}")
+        selected = [by_name[name] for name in dict.fromkeys(reviewers)]
+    sinks = with_sinks and bool(config.database_url)
+    if not selected and not with_aggregator and not sinks:
+        raise ValueError("nothing to run: no reviewers, no aggregator, no sinks")
+    return deployed, selected
+
+
 class MultiQA:
     """The stream's Faust apps in one process (see the module docstring)."""
 
@@ -123,6 +146,7 @@ class MultiQA:
         self.topics: dict[str, Topics] = {}
         self.reviewers: dict[str, ReviewerAgent] = {}
         self.aggregator: Aggregator | None = None
+        self.sinks: Any = None  # streams.sinks.SinkAgents when the sinks run here
 
     def add_app(
         self, role: str, *, web: bool = False, wait_empty: bool = True
@@ -177,16 +201,13 @@ def create_app(
                      database).
     """
     runtime = runtime or Runtime(config)
-    deployed = resolve_reviewers(config, roster)
-    by_name = {spec.name: spec for spec in deployed}
-    if reviewers is None:
-        selected = list(deployed)
-    else:
-        unknown = [name for name in reviewers if name not in by_name]
-        if unknown:
-            raise ValueError(f"unknown reviewers {unknown}; deployed: {sorted(by_name)}")
-        selected = [by_name[name] for name in dict.fromkeys(reviewers)]
-
+    deployed, selected = select_reviewers(
+        config,
+        reviewers,
+        roster=roster,
+        with_aggregator=with_aggregator,
+        with_sinks=with_sinks,
+    )
     stream = MultiQA(runtime)
     for spec in selected:
         app, declared = stream.add_app(f"reviewer-{spec.name}", wait_empty=False)
@@ -211,14 +232,8 @@ def create_app(
             clock=runtime.clock,
         )
     if with_sinks and config.database_url:
-        from streams import sinks
+        from streams.sinks import install  # imports asyncpg; only where a database is used
 
-        install = getattr(sinks, "install", None)
-        if install is None:
-            log.warning("streams.sinks has no install(app, topics, runtime) yet: no sinks run")
-        else:
-            app, declared = stream.add_app("sinks")
-            install(app, declared, runtime)
-    if not stream.apps:
-        raise ValueError("nothing to run: no reviewers, no aggregator, no sinks")
+        app, declared = stream.add_app("sinks")
+        stream.sinks = install(app, declared, runtime)
     return stream

@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 from agents.base import Deps, ReviewerSpec
 from agents.settings import Settings
 from streams import tracing
-from streams.app import Runtime, create_app
+from streams.app import Runtime, create_app, select_reviewers
 from streams.config import ConfigError, StreamConfig
 from streams.topics import ensure_topics
 
@@ -73,6 +73,14 @@ def run(
     loglevel: str = "info",
 ) -> NoReturn:
     """Create topics, build the runtime, and run the worker until SIGTERM/SIGINT."""
+    # Refuse unknown reviewer names (or nothing to run) before touching the broker.
+    select_reviewers(
+        config,
+        reviewers,
+        roster=roster,
+        with_aggregator=with_aggregator,
+        with_sinks=with_sinks,
+    )
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     loop.run_until_complete(ensure_topics(config))

@@ -1,0 +1,60 @@
+"""`multiqa worker`: arguments and refusals that happen before anything is contacted."""
+
+from __future__ import annotations
+
+import pytest
+
+from streams import cli, worker
+from streams.app import create_app, select_reviewers
+from streams.config import StreamConfig
+
+
+def test_worker_is_a_multiqa_command_with_its_options(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["worker", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for option in ("--reviewers", "--no-aggregator", "--no-sinks", "--loglevel"):
+        assert option in out
+
+
+@pytest.mark.parametrize(
+    ("env", "argv", "message"),
+    [
+        ({"MULTIQA_PARTITIONS": "zero"}, [], "MULTIQA_PARTITIONS='zero' is not an integer"),
+        ({}, ["--reviewers", "validator,nosuch"], "unknown reviewers ['nosuch']"),
+        ({}, ["--reviewers", "none", "--no-aggregator"], "nothing to run"),
+        ({"MULTIQA_REVIEWERS": "validator,ghost"}, [], "MULTIQA_REVIEWERS names unknown"),
+    ],
+)
+def test_bad_configuration_exits_2_with_the_reason_before_any_connection(
+    monkeypatch, capsys, env, argv, message
+):
+    for name in ("MULTIQA_DATABASE_URL", "MULTIQA_REVIEWERS", "MULTIQA_PARTITIONS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    # A broker address nothing listens on: reaching it would hang, not exit 2.
+    monkeypatch.setenv("MULTIQA_BOOTSTRAP_SERVERS", "127.0.0.1:9")
+    assert cli.main(["worker", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_reviewer_names_none_means_no_reviewers():
+    assert worker._reviewer_names(None) is None
+    assert worker._reviewer_names("none") == []
+    assert worker._reviewer_names(" critic , validator ") == ["critic", "validator"]
+
+
+def test_one_faust_app_and_consumer_group_per_role(tmp_path):
+    config = StreamConfig(app_prefix="mq", datadir=str(tmp_path), reviewers="validator,critic")
+    stream = create_app(config, with_sinks=False)
+    assert {role: app.conf.id for role, app in stream.apps.items()} == {
+        "reviewer-validator": "mq-reviewer-validator",
+        "reviewer-critic": "mq-reviewer-critic",
+        "aggregator": "mq-aggregator",
+    }
+    only_critic = create_app(config, reviewers=["critic"], with_aggregator=False)
+    assert list(only_critic.apps) == ["reviewer-critic"]
+    deployed, selected = select_reviewers(config, [])
+    assert [s.name for s in deployed] == ["validator", "critic"] and selected == []
