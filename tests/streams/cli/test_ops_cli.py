@@ -18,7 +18,7 @@ from schemas import DraftSubmitted, decode
 from streams.db import create_pool
 from streams.sinks import persist_decision, persist_review
 
-TRACEPARENT = re.compile(r"^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$")
+TRACEPARENT = re.compile(r"^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
 
 
 async def read_drafts(cli_env, count: int) -> list:
