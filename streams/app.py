@@ -17,6 +17,7 @@ The sinks are `streams.sinks.install(app, topics, runtime)` on the `sinks` app.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import faust
+import mode
 
 from agents.base import Deps, ReviewerSpec
 from agents.registry import all_reviewers
@@ -167,18 +169,34 @@ class MultiQA:
     async def start(self) -> None:
         """Start every app in this event loop (tests, embedding); `worker()` for a process."""
         self.make_datadir()
-        for app in self.apps.values():
-            await app.start()
+        # Concurrently: each app's start waits for its consumer group to form (and, after a
+        # crash, for the dead member's session to expire); one after the other adds those up.
+        await asyncio.gather(*(app.start() for app in self.apps.values()))
 
     async def stop(self) -> None:
-        for app in reversed(list(self.apps.values())):
-            await app.stop()
+        await asyncio.gather(*(app.stop() for app in self.apps.values()))
 
     def worker(self, **kwargs: Any) -> faust.Worker:
         """A Faust Worker that runs every app (signals, logging, clean shutdown)."""
         self.make_datadir()
-        first, *rest = self.apps.values()
-        return faust.Worker(first, *rest, **kwargs)
+        apps = list(self.apps.values())
+        # The Worker starts its services one after the other; _Together starts the apps at once
+        # (the Worker then finds its main app already started).
+        return faust.Worker(apps[0], _Together(apps), **kwargs)
+
+
+class _Together(mode.Service):
+    """Starts and stops Faust apps concurrently (see MultiQA.start for why)."""
+
+    def __init__(self, apps: Sequence[faust.App], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.apps = list(apps)
+
+    async def on_start(self) -> None:
+        await asyncio.gather(*(app.maybe_start() for app in self.apps))
+
+    async def on_stop(self) -> None:
+        await asyncio.gather(*(app.stop() for app in self.apps))
 
 
 def create_app(
