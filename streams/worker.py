@@ -4,8 +4,9 @@
     multiqa worker --reviewers critic --no-aggregator --no-sinks   # just the critic
     multiqa worker --reviewers none                  # aggregator (and sinks) only
 
-Configuration comes from MULTIQA_* variables (streams.config); review settings from PostgreSQL's
-app_settings when MULTIQA_DATABASE_URL is set (else the defaults). Before starting, the worker
+Configuration comes from MULTIQA_* variables (streams.config), with the dev stack's broker and
+database as fallbacks like every multiqa command; review settings from PostgreSQL's app_settings
+when a database is configured (else the defaults). Before starting, the worker
 creates the topics with the configured partitions (checking existing ones) and applies pending
 database migrations. Also runnable as `python -m streams.worker`.
 """
@@ -128,8 +129,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _run_from_args(args: argparse.Namespace) -> int:
+    from streams.ops_cli import load_config  # the CLI's one way to find the broker and database
+
     try:
-        config = StreamConfig.from_env()
+        config = load_config(args)
     except ConfigError as exc:
         print(f"multiqa worker: {exc}", file=sys.stderr)
         return 2

@@ -23,7 +23,7 @@ def test_worker_is_a_multiqa_command_with_its_options(capsys):
     [
         ({"MULTIQA_PARTITIONS": "zero"}, [], "MULTIQA_PARTITIONS='zero' is not an integer"),
         ({}, ["--reviewers", "validator,nosuch"], "unknown reviewers ['nosuch']"),
-        ({}, ["--reviewers", "none", "--no-aggregator"], "nothing to run"),
+        ({}, ["--reviewers", "none", "--no-aggregator", "--no-sinks"], "nothing to run"),
         ({"MULTIQA_REVIEWERS": "validator,ghost"}, [], "MULTIQA_REVIEWERS names unknown"),
     ],
 )
