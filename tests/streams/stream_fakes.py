@@ -12,7 +12,6 @@ from agents.base import ReviewerSpec
 from schemas import DraftSubmitted, Provider, ReviewerResult
 
 APPROVE = "approve"  # score `score`, approved
-REJECT = "reject"  # score 0, not approved, with a veto reason
 HOLD = "hold"  # wait until released (or cancelled)
 NEVER = "never"  # wait forever (until cancelled)
 
@@ -70,8 +69,4 @@ class Scripted:
         except asyncio.CancelledError:
             self.cancelled.append(draft.draft_id)
             raise
-        if action == REJECT:
-            return ReviewerResult(
-                self.name, False, 0.0, "scripted rejection", self.provider, veto="scripted veto"
-            )
         return ReviewerResult(self.name, True, self.score, "scripted approval", self.provider)

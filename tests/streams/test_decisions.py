@@ -1,6 +1,7 @@
-"""Every decision path through the real stream on the real broker: one all-in-one stream (the real
-validator, a scripted `urls` gate and a scripted paid `critic`) serves the whole module; each test
-uses its own draft ids, whose prefixes script the fake reviewers (tests/streams/fakes.py)."""
+"""Every decision path through the real stream on the real broker: one all-in-one stream serves
+the whole module, with the real validator, the real URL verifier (a link to a loopback address is
+dead: the URL guard refuses it, no network involved) and a scripted paid `critic` standing in for
+the LLM; each test uses its own draft ids, whose prefixes script the critic (stream_fakes.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 import pytest_asyncio
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from stream_fakes import HOLD, NEVER, REJECT, Scripted
+from stream_fakes import HOLD, NEVER, Scripted
 from stream_helpers import (
     TopicReader,
     delete_topics,
@@ -46,6 +47,7 @@ CLEAN = (
     "when a bimetallic strip senses steam. Descale them every few months where water is hard. "
 ) * 8
 CRITICAL = "As an AI language model, I cannot write this article. " + CLEAN
+DEAD_LINK = CLEAN + "See [the maker's manual](http://127.0.0.1:9/manual) for details."
 
 
 @dataclass
@@ -56,7 +58,6 @@ class Env:
     reviews: TopicReader
     dead_letters: TopicReader
     critic: Scripted
-    urls: Scripted
     settings: list[Settings]  # [current]: what the runtime's settings source returns
 
     @property
@@ -91,7 +92,6 @@ async def env(kafka_bootstrap, tmp_path_factory) -> AsyncIterator[Env]:
         paid=True,
         script={"never-": NEVER, "sc-": NEVER, "early-": NEVER, "hold-": HOLD},
     )
-    urls = Scripted("urls", Provider.URL_VERIFIER, score=100.0, script={"early-": REJECT})
     current = [Settings(qa_aggregate_timeout_seconds=60.0)]
 
     async def settings() -> Settings:
@@ -99,7 +99,7 @@ async def env(kafka_bootstrap, tmp_path_factory) -> AsyncIterator[Env]:
 
     stream = create_app(
         config,
-        roster=[get_reviewer("validator"), critic.spec, urls.spec],
+        roster=[get_reviewer("validator"), critic.spec, get_reviewer("urls")],
         with_sinks=False,
         runtime=Runtime(config, settings=settings),
     )
@@ -114,7 +114,7 @@ async def env(kafka_bootstrap, tmp_path_factory) -> AsyncIterator[Env]:
     submitter = DraftSubmitter(kafka_bootstrap, topic=config.drafts_topic)
     await submitter.start()
     try:
-        yield Env(stream, submitter, *readers, critic, urls, current)
+        yield Env(stream, submitter, *readers, critic, current)
     finally:
         await submitter.stop()
         for reader in readers:
@@ -152,8 +152,10 @@ async def test_all_answered_decides_with_every_review(env):
     assert all(r.status == "ok" for r in decision.reviews)
     assert decision.missing_reviewers == ()
     assert decision.approved and not decision.timed_out and not decision.early_decided
-    # weights: validator 0.4 x 100, critic 0.6 x 90, urls 0.3 x 100
-    assert decision.final_score == pytest.approx((40 + 54 + 30) / 1.3)
+    scores = {r.reviewer: r.score for r in decision.reviews}
+    assert scores == {"validator": 100.0, "critic": 90.0, "urls": 80.0}  # no links: 80
+    # weights: validator 0.4, critic 0.6, every gate 0.3
+    assert decision.final_score == pytest.approx((0.4 * 100 + 0.6 * 90 + 0.3 * 80) / 1.3)
     assert decision.settings_version == env.settings[0].version()
     entry = env.stream.aggregator.entry("ok-1", 1)
     assert entry.decided_by == "complete"
@@ -171,13 +173,13 @@ async def test_validator_critical_short_circuits_at_once(env):
 
 
 async def test_early_reject_when_the_threshold_is_out_of_reach_cancels_the_paid_critic(env):
-    await env.submit("early-1")
+    await env.submit("early-1", content=DEAD_LINK)
     decision = await env.decision("early-1")
     assert decision.early_decided and not decision.approved and not decision.timed_out
     # The urls veto settles it whether or not the (free) validator had answered yet.
     assert "critic" in decision.missing_reviewers
     assert set(decision.missing_reviewers) <= {"validator", "critic"}
-    assert any(v.startswith("urls") for v in decision.vetoes)
+    assert any(v.startswith("urls: 1 dead link") for v in decision.vetoes)
     await env.reviews.wait_for(lambda vs: _skipped_already_decided(vs, "early-1"))
     assert "early-1" in env.critic.cancelled
     entry = await _entry_when(env, "early-1", lambda e: "critic" in e.late)
