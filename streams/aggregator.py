@@ -351,11 +351,15 @@ class Aggregator:
                 entry.draft is None
                 and now >= entry.created_at + self.config.decided_retention_seconds
             ):
-                del self.table[key]  # results whose draft never came: forget them eventually
+                self._forget(key)  # results whose draft never came: forget them eventually
         elif not entry.published:
             await self._publish(entry)
         elif now >= (entry.decided_at or 0) + self.config.decided_retention_seconds:
-            del self.table[key]
+            self._forget(key)
+
+    def _forget(self, key: str) -> None:
+        del self.table[key]
+        self._nudged.pop(key, None)
 
     async def _decide(self, entry: Entry, decided_by: str) -> None:
         assert entry.draft is not None

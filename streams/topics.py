@@ -77,8 +77,8 @@ async def ensure_topics(config: StreamConfig, *, request_timeout: float = 30.0) 
         bootstrap_servers=config.bootstrap_servers,
         request_timeout_ms=int(request_timeout * 1000),
     )
-    await admin.start()
     try:
+        await admin.start()
         new_topics = [
             NewTopic(n, config.partitions, config.replication_factor) for n in config.topic_names()
         ]

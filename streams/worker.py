@@ -20,6 +20,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from aiokafka.errors import KafkaError
+
 from agents.base import Deps, ReviewerSpec
 from agents.settings import Settings
 from streams import tracing
@@ -63,6 +65,25 @@ async def build_runtime(config: StreamConfig) -> Runtime:
     )
 
 
+async def wait_for_topics(config: StreamConfig, *, max_delay: float = 10.0) -> list[str]:
+    """`ensure_topics`, waiting (logged, capped backoff) while the broker is unreachable, so a
+    worker may start before Kafka. A topic with the wrong partition count is not waited for."""
+    delay = 0.5
+    while True:
+        try:
+            return await ensure_topics(config)
+        except (KafkaError, OSError) as exc:
+            log.warning(
+                "Kafka at %s unreachable (%s: %s); retrying in %.1f s",
+                config.bootstrap_servers,
+                type(exc).__name__,
+                exc,
+                delay,
+            )
+            await asyncio.sleep(delay)
+            delay = min(max_delay, delay * 2)
+
+
 def run(
     config: StreamConfig,
     *,
@@ -84,7 +105,7 @@ def run(
     )
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    loop.run_until_complete(ensure_topics(config))
+    loop.run_until_complete(wait_for_topics(config))
     if runtime is None:
         runtime = loop.run_until_complete(build_runtime(config))
     tracing.configure("multiqa-worker")

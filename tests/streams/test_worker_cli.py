@@ -58,3 +58,24 @@ def test_one_faust_app_and_consumer_group_per_role(tmp_path):
     assert list(only_critic.apps) == ["reviewer-critic"]
     deployed, selected = select_reviewers(config, [])
     assert [s.name for s in deployed] == ["validator", "critic"] and selected == []
+
+
+async def test_worker_waits_for_an_unreachable_broker(monkeypatch):
+    from aiokafka.errors import KafkaConnectionError
+
+    attempts = []
+    slept = []
+
+    async def flaky(config):
+        attempts.append(config)
+        if len(attempts) < 3:
+            raise KafkaConnectionError("broker down")
+        return ["qa.drafts"]
+
+    async def no_sleep(seconds):
+        slept.append(seconds)
+
+    monkeypatch.setattr(worker, "ensure_topics", flaky)
+    monkeypatch.setattr(worker.asyncio, "sleep", no_sleep)
+    assert await worker.wait_for_topics(StreamConfig()) == ["qa.drafts"]
+    assert len(attempts) == 3 and slept == [0.5, 1.0]
