@@ -63,7 +63,7 @@ from streams._offsets import InputOffsets, is_offset_key
 from streams.config import StreamConfig
 from streams.deadletter import DeadLetters
 from streams.serde import EventSchema, Undecodable
-from streams.topics import Topics
+from streams.topics import Topics, misrouted
 
 log = logging.getLogger("multiqa.streams")
 
@@ -266,6 +266,11 @@ class Aggregator:
             await self._on_nudge(value.key)
         elif isinstance(value, Undecodable):
             await self.dead_letters.park(message, value.error)
+        elif (
+            isinstance(value, DraftSubmitted | ReviewerResult)
+            and (wrong_key := misrouted(event.key, value.draft_id)) is not None
+        ):
+            await self.dead_letters.park(message, wrong_key)
         elif isinstance(value, DraftSubmitted):
             await self._on_draft(value, event.headers, message.partition)
         elif isinstance(value, ReviewerResult):

@@ -40,7 +40,7 @@ from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult, enco
 from streams import tracing
 from streams.deadletter import DeadLetters
 from streams.serde import Undecodable
-from streams.topics import Topics
+from streams.topics import Topics, misrouted
 
 log = logging.getLogger("multiqa.streams")
 
@@ -215,6 +215,10 @@ class ReviewerAgent:
         if not isinstance(value, DraftSubmitted):
             error = CodecError(f"expected a DraftSubmitted, got {type(value).__name__}")
             await self.dead_letters.park(event.message, error)
+            return
+        wrong_key = misrouted(event.key, value.draft_id)
+        if wrong_key is not None:
+            await self.dead_letters.park(event.message, wrong_key)
             return
         draft = value
         with tracing.tracer().start_as_current_span(

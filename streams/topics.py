@@ -21,7 +21,7 @@ import faust
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError, for_code
 
-from schemas import DeadLetter, DraftSubmitted, QADecision, ReviewerResult
+from schemas import DeadLetter, DraftSubmitted, InvalidRecordError, QADecision, ReviewerResult
 from streams.config import StreamConfig
 from streams.serde import EventSchema
 
@@ -29,6 +29,15 @@ log = logging.getLogger("multiqa.streams")
 
 
 DEADLINES_RETENTION_MS = 3_600_000
+
+
+def misrouted(key: Any, draft_id: str) -> InvalidRecordError | None:
+    """The error for an event not keyed by its draft_id (None when it is). Such an event may sit
+    on another partition than the rest of its draft's events, where the aggregator's state for
+    that draft is not: it is dead-lettered, not processed."""
+    if key == draft_id:
+        return None
+    return InvalidRecordError(f"event key {key!r} is not its draft_id {draft_id!r}", field="key")
 
 
 class TopicSetupError(RuntimeError):

@@ -240,6 +240,9 @@ async def test_bad_events_on_every_input_topic_are_dead_lettered_and_the_stream_
     await send_raw(bootstrap, config.drafts_topic, truncated, key=b"bad-t")
     await send_raw(bootstrap, config.reviews_topic, b"\xc3\x01zz", key=b"bad-r")
     await send_raw(bootstrap, config.reviews_topic, out_of_range, key=b"bad-s")
+    # Valid, but keyed by something other than its draft_id: it may sit on the wrong partition.
+    misrouted = encode(DraftSubmitted("ok-elsewhere", 1, "T", CLEAN))
+    await send_raw(bootstrap, config.drafts_topic, misrouted, key=b"bad-k")
     await env.submit("ok-after-garbage")
     assert (await env.decision("ok-after-garbage")).approved
 
@@ -249,7 +252,7 @@ async def test_bad_events_on_every_input_topic_are_dead_lettered_and_the_stream_
     expected = {
         (config.drafts_topic, consumer, key)
         for consumer in ("reviewer-validator", "reviewer-critic", "reviewer-urls", "aggregator")
-        for key in (b"bad-d", b"bad-t")
+        for key in (b"bad-d", b"bad-t", b"bad-k")
     } | {(config.reviews_topic, "aggregator", key) for key in (b"bad-r", b"bad-s")}
     values = await env.dead_letters.wait_for(lambda vs: expected <= parked(vs))
     letters = {(d.key, d.consumer): d for d in values if isinstance(d, DeadLetter)}
@@ -262,6 +265,9 @@ async def test_bad_events_on_every_input_topic_are_dead_lettered_and_the_stream_
     invalid = letters[b"bad-s", "aggregator"]
     assert invalid.error_type == "InvalidRecordError" and "score" in invalid.error
     assert invalid.raw == out_of_range
+    wrong_key = letters[b"bad-k", "reviewer-critic"]
+    assert wrong_key.error_type == "InvalidRecordError" and "not its draft_id" in wrong_key.error
+    assert env.stream.aggregator.entry("ok-elsewhere", 1) is None
     assert parked(values) == expected  # each consumer parks each bad event once
     assert env.stream.aggregator.entry("ok-x", 1) is None  # the invalid result changed nothing
 
