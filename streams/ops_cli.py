@@ -17,6 +17,8 @@ import logging
 import os
 import re
 import sys
+import time
+import urllib.parse
 import uuid
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
@@ -330,16 +332,74 @@ async def _status(args: argparse.Namespace) -> int:
     pool = await _connect(_database_url(config))
     try:
         found = await draft_status(pool, args.draft_id, args.version)
+        versions = [args.version] if args.version else await _versions(pool, args.draft_id)
     finally:
         await pool.close()
-    if not found:
+    web = args.web or (f"http://{config.web_host}:{config.web_port}" if config.web_port else "")
+    held: list[str] = []
+    if web:
+        held = await aggregator_view(web, args.draft_id, versions or [1])
+    if not found and not any(line.startswith("aggregator v") for line in held):
         which = f"draft {args.draft_id!r}" + (f" v{args.version}" if args.version else "")
         raise CommandError(
             f"nothing recorded for {which}: no reviews and no decision (unknown id, or not "
             "reviewed yet: is a worker running?)"
         )
-    print("\n".join(found))
+    print("\n".join(found + held))
     return 0
+
+
+async def _versions(pool: Any, draft_id: str) -> list[int]:
+    rows = await pool.fetch(
+        "SELECT version FROM qa_reviews WHERE draft_id = $1"
+        " UNION SELECT version FROM qa_decisions WHERE draft_id = $1 ORDER BY 1",
+        draft_id,
+    )
+    return [int(r["version"]) for r in rows]
+
+
+async def aggregator_view(web: str, draft_id: str, versions: Sequence[int]) -> list[str]:
+    """What the aggregator's table holds for each version, from the Faust web view of the
+    aggregator app (`MULTIQA_WEB_PORT`): expected reviewers, answers so far, the deadline, or how
+    it was decided. A view that does not answer is reported, not an error: the database says
+    what was recorded either way."""
+    import httpx
+
+    from streams.aggregator import TABLE_NAME, table_key
+
+    lines: list[str] = []
+    async with httpx.AsyncClient(base_url=web.rstrip("/"), timeout=5.0) as client:
+        for version in versions:
+            key = urllib.parse.quote(table_key(draft_id, version), safe=":")
+            try:
+                response = await client.get(f"/table/{TABLE_NAME}/{key}/")
+            except httpx.HTTPError as exc:
+                return [f"aggregator view at {web}: unreachable ({type(exc).__name__})"]
+            if response.status_code == 404:
+                continue
+            if response.status_code != 200:
+                return [f"aggregator view at {web}: HTTP {response.status_code}"]
+            lines.append(_describe_entry(version, response.json()))
+    return lines
+
+
+def _describe_entry(version: int, entry: dict[str, Any]) -> str:
+    expected = list(entry.get("expected") or [])
+    answered = [name for name in expected if name in (entry.get("results") or {})]
+    text = f"aggregator v{version}: expects {', '.join(expected) or '-'}"
+    if entry.get("decision"):
+        text += f"; decided ({entry.get('decided_by') or '?'})"
+        text += ", published" if entry.get("published") else ", not yet published"
+        late = sorted(entry.get("late") or {})
+        if late:
+            text += f"; late: {', '.join(late)}"
+        return text
+    waiting = [name for name in expected if name not in answered]
+    text += f"; answered {', '.join(answered) or 'none'}; waiting for {', '.join(waiting) or '-'}"
+    deadline = entry.get("deadline")
+    if deadline is not None:
+        text += f"; deadline in {max(0.0, float(deadline) - time.time()):.0f} s"
+    return text
 
 
 def _json_list(value: Any) -> list[Any]:
@@ -482,11 +542,19 @@ def add_parser(subparsers: Any) -> None:
     status = subparsers.add_parser(
         "status",
         parents=[dsn],
-        help="what is recorded for a draft: decision, reviews so far",
-        description="A draft's decision and reviewer results, from PostgreSQL.",
+        help="what is recorded for a draft: decision, reviews so far, aggregator state",
+        description=(
+            "A draft's decision and reviewer results from PostgreSQL, and what the aggregator's "
+            "table holds for it when its web view is reachable."
+        ),
     )
     status.add_argument("draft_id", metavar="DRAFT_ID")
     status.add_argument("--version", type=int, help="only this version")
+    status.add_argument(
+        "--web",
+        metavar="URL",
+        help="the aggregator's Faust web view (default: MULTIQA_WEB_HOST/MULTIQA_WEB_PORT if set)",
+    )
     status.set_defaults(func=_run("status", _status))
 
     db = subparsers.add_parser("db", help="database maintenance")

@@ -1,0 +1,80 @@
+"""`multiqa status` also shows what the aggregator's table holds, through the aggregator app's
+Faust web view: a draft nobody has answered yet is not "unknown"."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from agents.registry import get_reviewer
+from schemas import DraftSubmitted, Provider, ReviewerResult, encode
+from streams.app import create_app
+from streams.client import submit_draft
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def status_until(run_cli, predicate, *argv: str) -> str:
+    """Run `multiqa status` until its output satisfies `predicate` (a liveness bound)."""
+    out = ""
+    async with asyncio.timeout(60):
+        while True:
+            code, out, _ = await run_cli("status", *argv)
+            if code == 0 and predicate(out):
+                return out
+            await asyncio.sleep(0.3)
+
+
+async def test_status_shows_the_aggregators_pending_entry(cli_env, run_cli, tmp_path, monkeypatch):
+    port = free_port()
+    config = cli_env.config.with_overrides(
+        web_port=port,
+        datadir=str(tmp_path),
+        broker_session_timeout=10.0,
+        broker_heartbeat_interval=1.0,
+        broker_rebalance_timeout=10.0,
+    )
+    monkeypatch.setenv("MULTIQA_WEB_PORT", str(port))
+    roster = [get_reviewer("validator"), get_reviewer("critic")]
+    stream = create_app(config, reviewers=[], with_sinks=False, roster=roster)
+    await stream.start()
+    try:
+        draft = DraftSubmitted("d-agg", 1, "Title", "Some text.\n")
+        await submit_draft(config.bootstrap_servers, draft, topic=config.drafts_topic)
+        out = await status_until(run_cli, lambda o: "aggregator v1" in o, "d-agg")
+        assert "aggregator v1: expects validator, critic; answered none; " in out
+        assert "waiting for validator, critic; deadline in " in out
+
+        result = ReviewerResult(
+            "validator", True, 95.0, "clean", Provider.PROGRAMMATIC, draft_id="d-agg", version=1
+        )
+        await cli_env.produce(config.reviews_topic, encode(result), b"d-agg")
+        out = await status_until(run_cli, lambda o: "answered validator" in o, "d-agg")
+        assert "waiting for critic" in out
+
+        # A version the aggregator has never seen, and nothing in the database: unknown.
+        code, _, err = await run_cli("status", "d-agg", "--version", "7")
+        assert code == 1 and "nothing recorded for draft 'd-agg' v7" in err
+    finally:
+        await stream.stop()
+
+
+async def test_status_reports_an_unreachable_aggregator_view_without_failing(
+    cli_env, run_cli, make_decision
+):
+    from streams.db import create_pool
+    from streams.sinks import persist_decision
+
+    pool = await create_pool(cli_env.config.database_url)
+    try:
+        await persist_decision(pool, make_decision("d-db"))
+    finally:
+        await pool.close()
+    code, out, _ = await run_cli("status", "d-db", "--web", f"http://127.0.0.1:{free_port()}")
+    assert code == 0
+    assert out.splitlines()[0].startswith("draft d-db v1: REJECTED")
+    assert "aggregator view at http://127.0.0.1:" in out and "unreachable (ConnectError)" in out
