@@ -1,5 +1,6 @@
-"""`multiqa status` also shows what the aggregator's table holds, through the aggregator app's
-Faust web view: a draft nobody has answered yet is not "unknown"."""
+"""The CLI against a running stream (in-process Faust apps on the real broker): `submit --wait`
+prints the aggregator's real decision, and `status` shows what the aggregator's table holds
+through its Faust web view (a draft nobody has answered yet is not "unknown")."""
 
 from __future__ import annotations
 
@@ -10,12 +11,47 @@ from agents.registry import get_reviewer
 from schemas import DraftSubmitted, Provider, ReviewerResult, encode
 from streams.app import create_app
 from streams.client import submit_draft
+from streams.topics import ensure_topics
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+async def worker_config(cli_env, tmp_path, **changes):
+    """The test's stream config, with every topic created first (as `multiqa worker` does)."""
+    config = cli_env.config.with_overrides(
+        datadir=str(tmp_path),
+        broker_session_timeout=10.0,
+        broker_heartbeat_interval=1.0,
+        broker_rebalance_timeout=10.0,
+        **changes,
+    )
+    await ensure_topics(config)
+    return config
+
+
+async def test_submit_wait_prints_the_streams_decision(cli_env, run_cli, tmp_path):
+    """The validator (real) and the aggregator running; the critic is deployed nowhere here
+    (roster: validator only), so the decision is validator-only."""
+    config = await worker_config(cli_env, tmp_path)
+    stream = create_app(config, with_sinks=False, roster=[get_reviewer("validator")])
+    await stream.start()
+    try:
+        post = tmp_path / "post.md"
+        post.write_text("# Kettles\n\nA 2024 study by a lab found a 47% increase in boil speed.\n")
+        code, out, err = await run_cli(
+            "submit", str(post), "--draft-id", "d-e2e", "--wait", "--timeout", "90"
+        )
+    finally:
+        await stream.stop()
+    assert (code, err) == (0, "")
+    assert "REJECTED" in out and "(draft d-e2e v1)" in out
+    assert "flags: short-circuit" in out
+    assert "unsourced_statistic" in out
+    assert "feedback:\nQA REJECTED" in out
 
 
 async def status_until(run_cli, predicate, *argv: str) -> str:
@@ -31,13 +67,7 @@ async def status_until(run_cli, predicate, *argv: str) -> str:
 
 async def test_status_shows_the_aggregators_pending_entry(cli_env, run_cli, tmp_path, monkeypatch):
     port = free_port()
-    config = cli_env.config.with_overrides(
-        web_port=port,
-        datadir=str(tmp_path),
-        broker_session_timeout=10.0,
-        broker_heartbeat_interval=1.0,
-        broker_rebalance_timeout=10.0,
-    )
+    config = await worker_config(cli_env, tmp_path, web_port=port)
     monkeypatch.setenv("MULTIQA_WEB_PORT", str(port))
     roster = [get_reviewer("validator"), get_reviewer("critic")]
     stream = create_app(config, reviewers=[], with_sinks=False, roster=roster)
