@@ -30,6 +30,7 @@ import asyncio
 import logging
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -353,6 +354,7 @@ async def bench(args: argparse.Namespace) -> None:
         await admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         await admin.close()
         await _delete_topics(config)
+        shutil.rmtree(config.datadir, ignore_errors=True)
 
 
 async def _persisted(dsn: str, expected: int, within: float = 60.0) -> int:

@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
@@ -128,7 +129,7 @@ class ThrowawayPostgres:
 
     def __init__(self, bin_dir: Path) -> None:
         self._bin = bin_dir
-        self.root = Path(tempfile.mkdtemp(prefix="multiqa-throwaway-pg-"))
+        self.root = Path(tempfile.mkdtemp(prefix=_PREFIX))
         self.root.chmod(0o755)  # mkdtemp makes it 0700; the postgres user must get in
         self.data = self.root / "data"
         self.log = self.root / "server.log"
@@ -169,11 +170,34 @@ class ThrowawayPostgres:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+_PREFIX = "multiqa-throwaway-pg-"
+# No test runs this long (pytest timeout 300 s): an older server folder was left by a killed run.
+_STALE_SECONDS = 1800
+
+
+def _sweep_stale(bin_dir: Path) -> None:
+    """Stop and remove servers that a killed test run left behind."""
+    now = time.time()
+    for root in Path(tempfile.gettempdir()).glob(_PREFIX + "*"):
+        try:
+            if now - root.stat().st_mtime < _STALE_SECONDS:
+                continue
+            if (root / "data" / "postmaster.pid").exists():
+                cmd = [str(bin_dir / "pg_ctl"), "-D", str(root / "data"), "-m", "immediate", "stop"]
+                if os.geteuid() == 0:
+                    cmd = ["runuser", "-u", "postgres", "--", *cmd]
+                subprocess.run(cmd, capture_output=True, timeout=60, check=False)
+            shutil.rmtree(root, ignore_errors=True)
+        except OSError:
+            continue  # another run is sweeping the same folder
+
+
 @pytest.fixture
 def throwaway_pg() -> Iterator[ThrowawayPostgres]:
     bin_dir = _pg_bin()
     if bin_dir is None or (os.geteuid() == 0 and shutil.which("runuser") is None):
         pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    _sweep_stale(bin_dir)
     server = ThrowawayPostgres(bin_dir)
     server.start()
     try:
