@@ -344,3 +344,18 @@ async def test_status_of_an_unknown_draft(cli_env, cli_subprocess):
 def test_bad_config_variable_is_one_line(cli_subprocess):
     result = cli_subprocess("decisions", env={"MULTIQA_PARTITIONS": "many"})
     assert_one_error_line(result, "decisions", "MULTIQA_PARTITIONS='many' is not an integer")
+
+
+async def test_submit_refuses_drafts_over_the_size_limits(cli_env, run_cli, tmp_path):
+    # Over the codec's content limit (2 MiB): refused before anything is sent.
+    huge = tmp_path / "huge.md"
+    huge.write_text("# Big\n\n" + "word " * 700_000)
+    code, out, err = await run_cli("submit", str(huge))
+    assert (code, out) == (1, "")
+    assert err.startswith("multiqa submit: error: content is 3500007 bytes, over the maximum")
+    # Under it, but over Kafka's default 1 MB message size: the producer refuses, one line too.
+    big = tmp_path / "big.md"
+    big.write_text("# Big\n\n" + "word " * 300_000)
+    code, out, err = await run_cli("submit", str(big))
+    assert (code, out) == (1, "")
+    assert err.count("\n") == 1 and "MessageSizeTooLargeError" in err
