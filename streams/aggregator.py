@@ -213,6 +213,8 @@ class Aggregator:
             partitions=config.partitions,
             schema=faust.Schema(key_type=str, key_serializer="json", value_serializer="json"),
             help="multiqa: one entry per draft version under review (streams.aggregator)",
+            # faust-streaming[rocksdict]: the maintained RocksDB binding (python-rocksdb is not).
+            options={"driver": "rocksdict"} if config.table_store.startswith("rocksdb") else None,
         )
         app.tables.add(self.table)
         self.nudges = app.topic(

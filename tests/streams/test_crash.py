@@ -1,5 +1,5 @@
 """SIGKILL the all-in-one worker process (reviewers, aggregator, sinks) twice while it decides 500
-drafts; after restarts, every draft version has exactly one decision, identical in every copy on
+drafts (200 with the aggregator's table in RocksDB); after restarts, every draft version has exactly one decision, identical in every copy on
 qa.decisions, exactly one qa_decisions row, and the decisions are the ones a run without crashes
 makes (the in-process review of the same drafts, same reviewers)."""
 
@@ -24,7 +24,6 @@ from schemas import DraftSubmitted, QADecision, encode
 from streams.db import create_pool
 from streams.topics import ensure_topics
 
-DRAFTS = 500
 CLEAN = (
     "Electric kettles heat water with a coiled element under the base. Most models switch off "
     "when a bimetallic strip senses steam. Descale them every few months where water is hard. "
@@ -33,10 +32,10 @@ CRITICAL = "As an AI language model, I cannot write this article. " + CLEAN
 WORKER = Path(__file__).with_name("crash_worker.py")
 
 
-def drafts() -> list[DraftSubmitted]:
+def drafts(count: int) -> list[DraftSubmitted]:
     return [
         DraftSubmitted(f"crash-{i:04d}", 1, "Kettles", CRITICAL if i % 10 == 3 else CLEAN)
-        for i in range(DRAFTS)
+        for i in range(count)
     ]
 
 
@@ -76,11 +75,18 @@ async def wait_rows(dsn: str, count: int) -> list:
 
 
 @pytest.mark.timeout(240)
-async def test_sigkill_mid_run_loses_and_duplicates_no_decision(kafka_bootstrap, pg_dsn, tmp_path):
+@pytest.mark.parametrize(
+    ("store", "count"),
+    [("memory://", 500), ("rocksdb://", 200)],  # the table in memory, or on disk (RocksDB)
+)
+async def test_sigkill_mid_run_loses_and_duplicates_no_decision(
+    kafka_bootstrap, pg_dsn, tmp_path, store, count
+):
     config = stream_config(
         kafka_bootstrap,
         str(tmp_path / "faust"),
         partitions=3,
+        table_store=store,
         reviewers="validator,critic",
         aggregate_timeout_seconds=120.0,
         # The restarted worker waits for the killed one's session to expire before the group
@@ -91,7 +97,7 @@ async def test_sigkill_mid_run_loses_and_duplicates_no_decision(kafka_bootstrap,
     )
     await ensure_topics(config)
     log = tmp_path / "worker.log"
-    all_drafts = drafts()
+    all_drafts = drafts(count)
     producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, linger_ms=5)
     await producer.start()
     try:
@@ -106,13 +112,13 @@ async def test_sigkill_mid_run_loses_and_duplicates_no_decision(kafka_bootstrap,
     decisions = await TopicReader(kafka_bootstrap, config.decisions_topic, QADecision).start()
     worker = start_worker(config, log)
     try:
-        for kill_after in (DRAFTS // 4, DRAFTS // 2):
+        for kill_after in (count // 4, count // 2):
             await wait_distinct(decisions, kill_after, worker)
             worker.send_signal(signal.SIGKILL)
             worker.wait()
             worker = start_worker(config, log)
-        await wait_distinct(decisions, DRAFTS, worker)
-        rows = await wait_rows(pg_dsn, DRAFTS)
+        await wait_distinct(decisions, count, worker)
+        rows = await wait_rows(pg_dsn, count)
     finally:
         worker.send_signal(signal.SIGTERM)
         try:
@@ -145,9 +151,9 @@ async def test_sigkill_mid_run_loses_and_duplicates_no_decision(kafka_bootstrap,
         assert got.final_score == pytest.approx(expected.final_score), draft.draft_id
         if not got.short_circuited:
             assert got.reviews == expected.reviews and got.missing_reviewers == ()
-    assert sum(d.short_circuited for d in by_id.values()) == DRAFTS // 10
+    assert sum(d.short_circuited for d in by_id.values()) == count // 10
 
     # The sinks ran in the killed processes too: one row per draft version, the decisions' ids.
-    assert len(rows) == DRAFTS
+    assert len(rows) == count
     assert {r["id"] for r in rows} == set(by_id)
-    assert len({(r["draft_id"], r["version"]) for r in rows}) == DRAFTS
+    assert len({(r["draft_id"], r["version"]) for r in rows}) == count
