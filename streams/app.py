@@ -18,6 +18,7 @@ The sinks are `streams.sinks.install(app, topics, runtime)` on the `sinks` app.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -135,6 +136,12 @@ def select_reviewers(
     sinks = with_sinks and bool(config.database_url)
     if not selected and not with_aggregator and not sinks:
         raise ValueError("nothing to run: no reviewers, no aggregator, no sinks")
+    on_disk = config.table_store.startswith("rocksdb")
+    if with_aggregator and on_disk and importlib.util.find_spec("rocksdict") is None:
+        raise ValueError(
+            f"MULTIQA_TABLE_STORE={config.table_store} needs the RocksDB binding: "
+            "pip install 'multiqa[rocksdb]' (or use memory://)"
+        )
     return deployed, selected
 
 

@@ -79,3 +79,18 @@ async def test_worker_waits_for_an_unreachable_broker(monkeypatch):
     monkeypatch.setattr(worker.asyncio, "sleep", no_sleep)
     assert await worker.wait_for_topics(StreamConfig()) == ["qa.drafts"]
     assert len(attempts) == 3 and slept == [0.5, 1.0]
+
+
+def test_a_rocksdb_table_without_the_binding_is_refused_up_front(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "rocksdict" else real(name, *a),
+    )
+    config = StreamConfig(table_store="rocksdb://", reviewers="validator")
+    with pytest.raises(ValueError, match=r"multiqa\[rocksdb\]"):
+        select_reviewers(config, None)
+    select_reviewers(config, None, with_aggregator=False)  # only the aggregator has a table
