@@ -236,7 +236,7 @@ class Aggregator:
             self.table, lambda tp, offset: app.consumer.seek(tp, offset), time.monotonic
         )
         self.agent = app.agent(source, name="aggregate")(self._consume)
-        app.timer(config.aggregator_tick_seconds, name="aggregator-deadlines")(self.scan)
+        app.timer(config.aggregator_tick_seconds, name="aggregator-deadlines")(self._tick)
 
     # --- the agent -------------------------------------------------------------------------------
     async def _consume(self, stream: faust.StreamT[Any]) -> None:
@@ -441,6 +441,13 @@ class Aggregator:
             # Published in the same step as decided, normally; give that step time to finish.
             return bool(now >= entry["decided_at"] + 2 * self.config.aggregator_tick_seconds)
         return bool(now >= entry["decided_at"] + retention)
+
+    async def _tick(self) -> None:
+        # An exception would end Faust's timer task, and with it every later deadline.
+        try:
+            await self.scan()
+        except Exception:
+            log.exception("aggregator: deadline scan failed; retrying at the next tick")
 
     async def scan(self) -> int:
         """Nudge every overdue entry of this worker's partitions; returns how many were sent."""
