@@ -10,11 +10,15 @@ With MULTIQA_DATABASE_URL set it also runs the sinks (PostgreSQL), killed along 
 from __future__ import annotations
 
 import asyncio
+import os
 import zlib
 
 from agents.base import ReviewerSpec
 from agents.registry import get_reviewer
 from schemas import DraftSubmitted, Provider, ReviewerResult
+
+# Stretches the critic's delay (the scale-out test wants reviews in flight for longer).
+DELAY_SCALE = float(os.environ.get("CRASH_WORKER_DELAY_SCALE", "1"))
 
 
 def critic_score(draft_id: str) -> float:
@@ -24,7 +28,7 @@ def critic_score(draft_id: str) -> float:
 async def deterministic_critic(
     draft: DraftSubmitted, settings: object, deps: object
 ) -> ReviewerResult:
-    await asyncio.sleep(0.02 + (zlib.crc32(draft.draft_id.encode()) % 8) / 100)
+    await asyncio.sleep((0.02 + (zlib.crc32(draft.draft_id.encode()) % 8) / 100) * DELAY_SCALE)
     score = critic_score(draft.draft_id)
     return ReviewerResult("critic", score >= 70, score, f"critic says {score}", Provider.OLLAMA)
 

@@ -1,7 +1,9 @@
 """SIGKILL the all-in-one worker process (reviewers, aggregator, sinks) twice while it decides 500
-drafts (200 with the aggregator's table in RocksDB); after restarts, every draft version has exactly one decision, identical in every copy on
-qa.decisions, exactly one qa_decisions row, and the decisions are the ones a run without crashes
-makes (the in-process review of the same drafts, same reviewers)."""
+drafts (200 with the aggregator's table in RocksDB); after restarts, every draft version has
+exactly one decision, identical in every copy on qa.decisions, exactly one qa_decisions row, and
+the decisions are the ones a run without crashes makes (the in-process review of the same drafts,
+same reviewers). Then scale-out and fail-over: a second worker joins mid-run and the first one is
+killed; the second finishes with the same guarantees."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from aiokafka import AIOKafkaProducer
+from aiokafka.admin import AIOKafkaAdminClient
 from crash_worker import roster
 from stream_helpers import TopicReader, delete_topics, stream_config
 
@@ -39,11 +42,12 @@ def drafts(count: int) -> list[DraftSubmitted]:
     ]
 
 
-def start_worker(config, log: Path) -> subprocess.Popen[bytes]:
+def start_worker(config, log: Path, **extra_env: str) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         **{f"MULTIQA_{k.upper()}": str(v) for k, v in vars(config).items()},
         "PYTHONUNBUFFERED": "1",
+        **extra_env,
     }
     with open(log, "ab") as out:
         return subprocess.Popen(
@@ -51,10 +55,18 @@ def start_worker(config, log: Path) -> subprocess.Popen[bytes]:
         )
 
 
-async def wait_distinct(reader: TopicReader, count: int, worker: subprocess.Popen[bytes]) -> None:
-    def distinct(values) -> int:
-        return len({v.decision_id for v in values if isinstance(v, QADecision)})
+def distinct(values) -> int:
+    return len({v.decision_id for v in values if isinstance(v, QADecision)})
 
+
+async def assert_mid_run(reader: TopicReader, count: int) -> None:
+    """After a kill: fewer than `count` decisions exist (read what the dead worker published)."""
+    for _ in range(5):
+        await reader.poll()
+    assert distinct(reader.values()) < count, "the worker had finished before it was killed"
+
+
+async def wait_distinct(reader: TopicReader, count: int, worker: subprocess.Popen[bytes]) -> None:
     async with asyncio.timeout(90):
         while distinct(reader.values()) < count:
             assert worker.poll() is None, f"worker exited with {worker.returncode}"
@@ -74,31 +86,23 @@ async def wait_rows(dsn: str, count: int) -> list:
         await pool.close()
 
 
-@pytest.mark.timeout(240)
-@pytest.mark.parametrize(
-    ("store", "count"),
-    [("memory://", 500), ("rocksdb://", 200)],  # the table in memory, or on disk (RocksDB)
-)
-async def test_sigkill_mid_run_loses_and_duplicates_no_decision(
-    kafka_bootstrap, pg_dsn, tmp_path, store, count
-):
-    config = stream_config(
-        kafka_bootstrap,
-        str(tmp_path / "faust"),
-        partitions=3,
-        table_store=store,
-        reviewers="validator,critic",
-        aggregate_timeout_seconds=120.0,
-        # The restarted worker waits for the killed one's session to expire before the group
+def crash_config(bootstrap: str, dsn: str, datadir: Path, **overrides):
+    values = {
+        "partitions": 3,
+        "reviewers": "validator,critic",
+        "aggregate_timeout_seconds": 120.0,
+        # A restarted worker waits for the killed one's session to expire before the group
         # rebalances; 6 s is the broker's minimum.
-        broker_session_timeout=6.0,
-        broker_rebalance_timeout=6.0,
-        database_url=pg_dsn,
-    )
-    await ensure_topics(config)
-    log = tmp_path / "worker.log"
-    all_drafts = drafts(count)
-    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, linger_ms=5)
+        "broker_session_timeout": 6.0,
+        "broker_rebalance_timeout": 6.0,
+        "database_url": dsn,
+        **overrides,
+    }
+    return stream_config(bootstrap, str(datadir), **values)
+
+
+async def produce(config, all_drafts: list[DraftSubmitted]) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=config.bootstrap_servers, linger_ms=5)
     await producer.start()
     try:
         sends = [
@@ -109,25 +113,32 @@ async def test_sigkill_mid_run_loses_and_duplicates_no_decision(
     finally:
         await producer.stop()
 
-    decisions = await TopicReader(kafka_bootstrap, config.decisions_topic, QADecision).start()
-    worker = start_worker(config, log)
-    try:
-        for kill_after in (count // 4, count // 2):
-            await wait_distinct(decisions, kill_after, worker)
-            worker.send_signal(signal.SIGKILL)
-            worker.wait()
-            worker = start_worker(config, log)
-        await wait_distinct(decisions, count, worker)
-        rows = await wait_rows(pg_dsn, count)
-    finally:
+
+def stop(worker: subprocess.Popen[bytes]) -> None:
+    if worker.poll() is None:
         worker.send_signal(signal.SIGTERM)
         try:
             worker.wait(timeout=60)
         except subprocess.TimeoutExpired:
             worker.kill()
-        await decisions.stop()
-        await delete_topics(config)
 
+
+async def wait_members(config, group: str, count: int) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=config.bootstrap_servers)
+    await admin.start()
+    try:
+        async with asyncio.timeout(60):
+            while True:
+                (response,) = await admin.describe_consumer_groups([group])
+                (described,) = response.to_object()["groups"]
+                if described["state"] == "Stable" and len(described["members"]) == count:
+                    return
+                await asyncio.sleep(0.2)
+    finally:
+        await admin.close()
+
+
+async def check_outcome(decisions: TopicReader, rows: list, all_drafts: list[DraftSubmitted]):
     copies: dict[str, set[bytes]] = {}
     by_id: dict[str, QADecision] = {}
     for message in decisions.messages:
@@ -151,9 +162,74 @@ async def test_sigkill_mid_run_loses_and_duplicates_no_decision(
         assert got.final_score == pytest.approx(expected.final_score), draft.draft_id
         if not got.short_circuited:
             assert got.reviews == expected.reviews and got.missing_reviewers == ()
-    assert sum(d.short_circuited for d in by_id.values()) == count // 10
+    assert sum(d.short_circuited for d in by_id.values()) == len(all_drafts) // 10
 
     # The sinks ran in the killed processes too: one row per draft version, the decisions' ids.
-    assert len(rows) == count
+    assert len(rows) == len(all_drafts)
     assert {r["id"] for r in rows} == set(by_id)
-    assert len({(r["draft_id"], r["version"]) for r in rows}) == count
+    assert len({(r["draft_id"], r["version"]) for r in rows}) == len(all_drafts)
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize(
+    ("store", "count"),
+    [("memory://", 500), ("rocksdb://", 200)],  # the table in memory, or on disk (RocksDB)
+)
+async def test_sigkill_mid_run_loses_and_duplicates_no_decision(
+    kafka_bootstrap, pg_dsn, tmp_path, store, count
+):
+    config = crash_config(kafka_bootstrap, pg_dsn, tmp_path / "faust", table_store=store)
+    await ensure_topics(config)
+    all_drafts = drafts(count)
+    await produce(config, all_drafts)
+    decisions = await TopicReader(kafka_bootstrap, config.decisions_topic, QADecision).start()
+    log = tmp_path / "worker.log"
+    worker = start_worker(config, log)
+    try:
+        for kill_after in (count // 4, count // 2):
+            await wait_distinct(decisions, kill_after, worker)
+            worker.send_signal(signal.SIGKILL)
+            worker.wait()
+            await assert_mid_run(decisions, count)
+            worker = start_worker(config, log)
+        await wait_distinct(decisions, count, worker)
+        rows = await wait_rows(pg_dsn, count)
+    finally:
+        stop(worker)
+        await decisions.stop()
+        await delete_topics(config)
+    await check_outcome(decisions, rows, all_drafts)
+
+
+@pytest.mark.timeout(240)
+async def test_a_second_worker_joins_mid_run_and_takes_over_when_the_first_is_killed(
+    kafka_bootstrap, pg_dsn, tmp_path
+):
+    count = 300
+    config = crash_config(kafka_bootstrap, pg_dsn, tmp_path / "first", partitions=4)
+    await ensure_topics(config)
+    all_drafts = drafts(count)
+    await produce(config, all_drafts)
+    decisions = await TopicReader(kafka_bootstrap, config.decisions_topic, QADecision).start()
+    slow = {"CRASH_WORKER_DELAY_SCALE": "4"}  # reviews stay in flight through the rebalances
+    first = start_worker(config, tmp_path / "first.log", **slow)
+    second = None
+    try:
+        await wait_distinct(decisions, count // 5, first)
+        # Another machine: its own data directory, same consumer groups.
+        other = config.with_overrides(datadir=str(tmp_path / "second"))
+        second = start_worker(other, tmp_path / "second.log", **slow)
+        await wait_members(config, config.aggregator_group_id, 2)  # the table is now split
+        await wait_distinct(decisions, count // 2, second)
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        await assert_mid_run(decisions, count)
+        await wait_distinct(decisions, count, second)
+        rows = await wait_rows(pg_dsn, count)
+    finally:
+        stop(first)
+        if second is not None:
+            stop(second)
+        await decisions.stop()
+        await delete_topics(config)
+    await check_outcome(decisions, rows, all_drafts)
