@@ -146,7 +146,9 @@ def configure(service_name: str = "multiqa", exporter: Any = None) -> bool:
         return False
     provider = trace.get_tracer_provider()
     if not hasattr(provider, "add_span_processor"):
-        provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+        # OTEL_SERVICE_NAME (read by Resource.create) wins over the default name.
+        named = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": service_name}
+        provider = TracerProvider(resource=Resource.create(named))
         trace.set_tracer_provider(provider)
     provider.add_span_processor(processor)
     return True
