@@ -28,6 +28,10 @@ may carry a decision twice (at least once), never two different decisions for on
 consumers de-duplicate on decision_id (the qa_decisions upsert does).
 Duplicate results are ignored; results after the decision are recorded in the entry as late and
 change nothing; a new version of a draft is a new key, a new review.
+
+Input offsets: the table also holds, per input partition, the next offset to apply, and the agent
+applies only that event (streams._offsets explains the Faust recovery race this guards against).
+Every event's changelog writes are delivered before the event is acknowledged.
 """
 
 from __future__ import annotations
