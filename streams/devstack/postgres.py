@@ -78,8 +78,10 @@ def _run_as() -> _RunAs:
         ) from None
     runuser = shutil.which("runuser")
     if runuser is None:
-        raise DevStackError("runuser not found: it is needed to run PostgreSQL as the postgres "
-                            "user when multiqa runs as root; install util-linux")
+        raise DevStackError(
+            "runuser not found: it is needed to run PostgreSQL as the postgres "
+            "user when multiqa runs as root; install util-linux"
+        )
     groups = frozenset(os.getgrouplist(PG_USER, user.pw_gid))
     return _RunAs((runuser, "-u", PG_USER, "--"), user.pw_uid, user.pw_gid, groups)
 
@@ -108,6 +110,10 @@ def pg_root(settings: Settings, who: _RunAs | None = None) -> Path:
     """<cache>/devstack/postgres, or a folder in /tmp when the postgres user cannot reach the
     cache (e.g. a checkout under a mode-700 home); the choice is deterministic per cache dir."""
     who = who or _run_as()
+    # Decide on folders that exist: before the first `up` creates the state dir, the walk below
+    # would fail on the missing parent, pick /tmp, and the next command would look elsewhere.
+    with contextlib.suppress(OSError):
+        settings.state_dir.mkdir(parents=True, exist_ok=True)
     preferred = settings.state_dir / "postgres"
     if _traversable(preferred, who):
         return preferred
@@ -119,11 +125,17 @@ def _meta_path(root: Path) -> Path:
     return root / "multiqa-devstack.json"
 
 
-def _run(who: _RunAs, argv: list[str], root: Path,
-         timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def _run(
+    who: _RunAs, argv: list[str], root: Path, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(  # noqa: S603
-        [*who.prefix, *argv], capture_output=True, text=True, cwd=root, timeout=timeout,
-        check=False, stdin=subprocess.DEVNULL,
+        [*who.prefix, *argv],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=timeout,
+        check=False,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -153,10 +165,13 @@ def _first_reason(text: str) -> str:
 
 def _server_options(settings: Settings) -> str:
     opts = [
-        f"-c listen_addresses={HOST}", f"-p {settings.pg_port}",
+        f"-c listen_addresses={HOST}",
+        f"-p {settings.pg_port}",
         "-c unix_socket_directories=''",
         # A throw-away development server: durability is not worth the fsyncs.
-        "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off",
+        "-c fsync=off",
+        "-c synchronous_commit=off",
+        "-c full_page_writes=off",
         "-c max_connections=200",
     ]
     if settings.pg_options:
@@ -189,8 +204,9 @@ def start(settings: Settings) -> PostgresInfo:
                 "unset MULTIQA_PG_PORT"
             )
         _ensure_database(bindir, settings)
-        return PostgresInfo(dsn=dsn_for(settings.pg_port), pid=_postmaster_pid(root),
-                            version=version, started=False)
+        return PostgresInfo(
+            dsn=dsn_for(settings.pg_port), pid=_postmaster_pid(root), version=version, started=False
+        )
 
     require_free_port(settings.pg_port, "PostgreSQL", "MULTIQA_PG_PORT")
     root.mkdir(parents=True, exist_ok=True)
@@ -198,8 +214,22 @@ def start(settings: Settings) -> PostgresInfo:
     root.chmod(0o700)
     if not (data / "PG_VERSION").is_file():
         shutil.rmtree(data, ignore_errors=True)  # a half-made data dir from a failed initdb
-        proc = _run(who, [str(bindir / "initdb"), "-D", str(data), "-U", PG_USER,
-                          "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"], root)
+        proc = _run(
+            who,
+            [
+                str(bindir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                PG_USER,
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+                "--no-sync",
+            ],
+            root,
+        )
         if proc.returncode != 0:
             shutil.rmtree(data, ignore_errors=True)
             raise DevStackError(
@@ -211,11 +241,27 @@ def start(settings: Settings) -> PostgresInfo:
     log = root / "postgres.log"
     with contextlib.suppress(OSError):
         log.unlink()
-    _meta_path(root).write_text(json.dumps({"port": settings.pg_port, "version": version,
-                                            "started_at": time.time()}))
-    proc = _run(who, [str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w",
-                      "-t", str(int(settings.start_timeout)), "-o", _server_options(settings),
-                      "start"], root, timeout=settings.start_timeout + 30)
+    _meta_path(root).write_text(
+        json.dumps({"port": settings.pg_port, "version": version, "started_at": time.time()})
+    )
+    proc = _run(
+        who,
+        [
+            str(bindir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(log),
+            "-w",
+            "-t",
+            str(int(settings.start_timeout)),
+            "-o",
+            _server_options(settings),
+            "start",
+        ],
+        root,
+        timeout=settings.start_timeout + 30,
+    )
     if proc.returncode != 0 or not _is_running(bindir, who, root):
         reason = _first_reason("\n".join(last_lines(log)) or proc.stderr + proc.stdout)
         _stop_server(bindir, who, root, mode="immediate")
@@ -228,15 +274,37 @@ def start(settings: Settings) -> PostgresInfo:
     except BaseException:
         _stop_server(bindir, who, root, mode="immediate")
         raise
-    return PostgresInfo(dsn=dsn_for(settings.pg_port), pid=_postmaster_pid(root),
-                        version=version, started=True)
+    return PostgresInfo(
+        dsn=dsn_for(settings.pg_port), pid=_postmaster_pid(root), version=version, started=True
+    )
 
 
 def _psql(bindir: Path, settings: Settings, sql: str, database: str = "postgres") -> str:
     proc = subprocess.run(  # noqa: S603
-        [str(bindir / "psql"), "-X", "-q", "-t", "-A", "-h", HOST, "-p", str(settings.pg_port),
-         "-U", PG_USER, "-d", database, "-v", "ON_ERROR_STOP=1", "-c", sql],
-        capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL,
+        [
+            str(bindir / "psql"),
+            "-X",
+            "-q",
+            "-t",
+            "-A",
+            "-h",
+            HOST,
+            "-p",
+            str(settings.pg_port),
+            "-U",
+            PG_USER,
+            "-d",
+            database,
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            sql,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
         env={**os.environ, "PGCONNECT_TIMEOUT": "10"},
     )
     if proc.returncode != 0:
@@ -248,9 +316,12 @@ def _psql(bindir: Path, settings: Settings, sql: str, database: str = "postgres"
 
 
 def _ensure_database(bindir: Path, settings: Settings) -> None:
-    _psql(bindir, settings,
-          f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{ROLE}') THEN "
-          f"CREATE ROLE {ROLE} LOGIN CREATEDB PASSWORD '{PASSWORD}'; END IF; END $$;")
+    _psql(
+        bindir,
+        settings,
+        f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{ROLE}') THEN "
+        f"CREATE ROLE {ROLE} LOGIN CREATEDB PASSWORD '{PASSWORD}'; END IF; END $$;",
+    )
     query = f"SELECT 1 FROM pg_database WHERE datname = '{DB_NAME}'"  # noqa: S608 (a constant)
     exists = _psql(bindir, settings, query)
     if exists != "1":
@@ -269,8 +340,12 @@ def _stop_server(bindir: Path, who: _RunAs, root: Path, mode: str = "fast") -> N
     data = root / "data"
     if not (data / "PG_VERSION").is_file():
         return
-    _run(who, [str(bindir / "pg_ctl"), "stop", "-D", str(data), "-m", mode, "-w", "-t", "60"],
-         root, timeout=90)
+    _run(
+        who,
+        [str(bindir / "pg_ctl"), "stop", "-D", str(data), "-m", mode, "-w", "-t", "60"],
+        root,
+        timeout=90,
+    )
 
 
 def stop(settings: Settings) -> bool:

@@ -26,8 +26,14 @@ from streams.devstack._common import port_is_free, process_start_time
 # These start (and fail to start) real brokers and servers of their own.
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
 
-_SERVICE_ENV = ("KAFKA_BOOTSTRAP_SERVERS", "DATABASE_URL", "JAVA_HOME", "MULTIQA_KAFKA_VERSION",
-                "MULTIQA_PG_BINDIR", "MULTIQA_PG_OPTIONS")
+_SERVICE_ENV = (
+    "KAFKA_BOOTSTRAP_SERVERS",
+    "DATABASE_URL",
+    "JAVA_HOME",
+    "MULTIQA_KAFKA_VERSION",
+    "MULTIQA_PG_BINDIR",
+    "MULTIQA_PG_OPTIONS",
+)
 
 
 def _free_ports(count: int) -> list[int]:
@@ -53,20 +59,32 @@ class Stack:
             (self.cache / "kafka-dist").symlink_to(shared)
         kafka_port, controller_port, pg_port = _free_ports(3)
         self.env = {k: v for k, v in os.environ.items() if k not in _SERVICE_ENV}
-        self.env.update(MULTIQA_CACHE_DIR=str(self.cache), MULTIQA_KAFKA_PORT=str(kafka_port),
-                        MULTIQA_KAFKA_CONTROLLER_PORT=str(controller_port),
-                        MULTIQA_PG_PORT=str(pg_port))
+        self.env.update(
+            MULTIQA_CACHE_DIR=str(self.cache),
+            MULTIQA_KAFKA_PORT=str(kafka_port),
+            MULTIQA_KAFKA_CONTROLLER_PORT=str(controller_port),
+            MULTIQA_PG_PORT=str(pg_port),
+        )
         self.kafka_port, self.pg_port = kafka_port, pg_port
 
     def run(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "streams.cli", "dev", *args],
-                              env={**self.env, **env}, capture_output=True, text=True,
-                              timeout=300, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "streams.cli", "dev", *args],
+            env={**self.env, **env},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
 
     def popen(self, *args: str) -> subprocess.Popen[str]:
-        return subprocess.Popen([sys.executable, "-m", "streams.cli", "dev", *args],
-                                env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+        return subprocess.Popen(
+            [sys.executable, "-m", "streams.cli", "dev", *args],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     def jvms(self) -> list[int]:
         """Pids of JVMs started for this cache dir (any still running is a leak)."""
@@ -142,7 +160,9 @@ def test_up_is_idempotent_concurrent_and_survives_a_crash(stack):
     again = stack.run("up")
     assert again.returncode == 0
     assert {s: v for s, (_, v) in _pids(again.stdout).items()} == {
-        "kafka": "already running", "postgres": "already running"}
+        "kafka": "already running",
+        "postgres": "already running",
+    }
     assert time.monotonic() - started < 5
     env_file = (stack.cache / "devstack.env").read_text()
     assert f"KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:{stack.kafka_port}" in env_file
@@ -177,9 +197,15 @@ def test_down_never_touches_a_process_it_did_not_start(stack):
         pid_file = stack.cache / "devstack" / "kafka" / "kafka.pid"
         pid_file.parent.mkdir(parents=True)
         # A stale pid file whose pid now belongs to another program.
-        pid_file.write_text(json.dumps({"pid": stranger.pid,
-                                        "start_time": process_start_time(stranger.pid),
-                                        "marker": "-Dmultiqa.devstack=elsewhere"}))
+        pid_file.write_text(
+            json.dumps(
+                {
+                    "pid": stranger.pid,
+                    "start_time": process_start_time(stranger.pid),
+                    "marker": "-Dmultiqa.devstack=elsewhere",
+                }
+            )
+        )
         down = stack.run("down", "--kafka-only")
         assert down.returncode == 0 and "nothing was running" in down.stdout
         assert stranger.poll() is None
@@ -245,3 +271,25 @@ def test_postgres_that_will_not_start_leaves_nothing_running(stack):
     # Kafka had started in this `up`; it was stopped again.
     assert stack.jvms() == [] and not stack.postgres_running()
     assert port_is_free(stack.kafka_port) and port_is_free(stack.pg_port)
+
+
+def test_postgres_started_first_on_a_fresh_cache_is_found_again(stack):
+    """The test harness starts PostgreSQL through the module API, possibly before anything made
+    the cache's devstack folder; `status` and `down` from fresh processes must then agree on where
+    the data directory is (a first decision taken before the folder existed once put it in /tmp,
+    and `down` left the server running)."""
+    assert not (stack.cache / "devstack").exists()
+    start = subprocess.run(
+        [sys.executable, "-c", "from streams.devstack import Settings, postgres as p; "
+         "p.start(Settings.from_env())"],
+        env=stack.env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert start.returncode == 0, start.stderr
+    (stack.cache / "devstack" / "kafka").mkdir(parents=True, exist_ok=True)  # Kafka starts next
+    status = stack.run("status")
+    assert re.search(r"^postgres: running", status.stdout, re.M), status.stdout
+    down = stack.run("down")
+    assert down.returncode == 0, down.stderr
+    assert "postgres" in down.stdout
+    assert not stack.postgres_running()
+    assert port_is_free(stack.pg_port)
