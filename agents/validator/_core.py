@@ -115,7 +115,8 @@ class ValidationReport:
             return "no issues found"
         counts = Counter(f.code for f in self.findings)
         listed = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in counts.items())
-        return f"{self.criticals} critical, {self.warnings} warnings: {listed}"
+        warnings = f"{self.warnings} warning" + ("" if self.warnings == 1 else "s")
+        return f"{self.criticals} critical, {warnings}: {listed}"
 
 
 def validate(

@@ -134,3 +134,13 @@ def test_review_uses_draft_niche(niche: str | None) -> None:
     draft = DraftSubmitted("d1", 1, "T", CLEAN + "\n## Conclusion\n\nBuy.\n", niche=niche)
     result = asyncio.run(run_reviewer(SPECS[0], draft, settings, Deps()))
     assert ("banned_header" in [f.code for f in result.findings]) is (niche is None)
+
+
+def test_summary_counts_in_words() -> None:
+    one = validate("In today's fast-paced world, kettles boil water quickly and safely for tea.")
+    assert one.summary() == "0 critical, 1 warning: filler_phrase"
+    two = validate(
+        "In today's fast-paced world, kettles boil water. "
+        "In today's fast-paced world, they whistle."
+    )
+    assert two.summary() == "0 critical, 2 warnings: filler_phrase x2"
