@@ -4,7 +4,8 @@ work against the local dev stack (`multiqa dev up`).
 
 Every field `name` is read from the variable `MULTIQA_<NAME>` (upper case), e.g.
 `MULTIQA_BOOTSTRAP_SERVERS`, `MULTIQA_DRAFTS_TOPIC`, `MULTIQA_PARTITIONS`. A value that does not
-parse, or is out of range, raises `ConfigError` naming the variable.
+parse, or is out of range, raises `ConfigError` naming the variable. Command-line tools use
+`StreamConfig.discover`, which also finds the local dev stack's broker and database.
 
 Review settings (weights, thresholds, `qa_aggregate_timeout_seconds`) are NOT here: they live in
 `agents.settings.Settings` (and `app_settings` in PostgreSQL). This is plumbing only.
@@ -25,6 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 
 ENV_PREFIX = "MULTIQA_"
+
+
+def env_variable(field: str) -> str:
+    """The environment variable of a StreamConfig field: MULTIQA_<FIELD>."""
+    return ENV_PREFIX + field.upper()
 
 
 class ConfigError(ValueError):
@@ -127,7 +133,7 @@ class StreamConfig:
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
-            raw = env.get(ENV_PREFIX + f.name.upper())
+            raw = env.get(env_variable(f.name))
             if raw is not None:
                 values[f.name] = _parse(f.name, f.default, raw)
         values.update(overrides)
@@ -137,6 +143,43 @@ class StreamConfig:
             raise
         except TypeError as exc:
             raise ConfigError(str(exc)) from None
+
+    @classmethod
+    def discover(
+        cls, bootstrap: str | None = None, database_url: str | None = None
+    ) -> StreamConfig:
+        """The configuration of a command-line tool (`multiqa ...`), which should find a local
+        dev stack without being told. For the broker and for the database, the first value set
+        (an empty string counts as not set) of:
+
+        1. the arguments (a command's `--bootstrap` / `--dsn`);
+        2. `MULTIQA_BOOTSTRAP_SERVERS` / `MULTIQA_DATABASE_URL`;
+        3. `KAFKA_BOOTSTRAP_SERVERS` / `DATABASE_URL` (the dev stack's names, also the tests');
+        4. those names in the `.cache/devstack.env` that `multiqa dev up` writes;
+
+        else the default (the dev stack's broker address; no database). Every other field is
+        read as by `from_env`.
+        """
+        env = os.environ
+        found: dict[str, Any] = {}
+        for field, argument, name in (
+            ("bootstrap_servers", bootstrap, "KAFKA_BOOTSTRAP_SERVERS"),
+            ("database_url", database_url, "DATABASE_URL"),
+        ):
+            value = (
+                argument
+                or env.get(env_variable(field))
+                or env.get(name)
+                or _devstack_variables().get(name)
+            )
+            if value:
+                found[field] = value
+        return cls.from_env(**found)
+
+    def to_env(self) -> dict[str, str]:
+        """Every field as its MULTIQA_* variable: what `from_env` reads back as this config (for
+        a worker subprocess)."""
+        return {env_variable(f.name): str(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     def with_overrides(self, **changes: Any) -> StreamConfig:
         return dataclasses.replace(self, **changes)
@@ -181,9 +224,22 @@ class StreamConfig:
         return names or None
 
 
+def _devstack_variables() -> dict[str, str]:
+    """KEY=VALUE lines of the dev stack's `devstack.env` (what `multiqa dev up` started), or
+    nothing when there is no such file (or its location is misconfigured)."""
+    from streams.devstack import Settings  # only here: the stream does not need the launchers
+
+    try:
+        text = Settings.from_env().env_file.read_text()
+    except (OSError, RuntimeError):  # no file; DevStackError (a RuntimeError) from MULTIQA_*
+        return {}
+    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line)
+    return {k.strip(): v.strip() for k, v in pairs if not k.lstrip().startswith("#")}
+
+
 def _check(ok: bool, name: str, value: Any, why: str = "is out of range") -> None:
     if not ok:
-        raise ConfigError(f"{ENV_PREFIX}{name.upper()}={value!r} {why}")
+        raise ConfigError(f"{env_variable(name)}={value!r} {why}")
 
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -191,7 +247,7 @@ _FALSE = {"0", "false", "no", "off"}
 
 
 def _parse(name: str, default: Any, raw: str) -> Any:
-    var = ENV_PREFIX + name.upper()
+    var = env_variable(name)
     text = raw.strip()
     if isinstance(default, bool):
         if text.lower() in _TRUE:

@@ -50,3 +50,83 @@ def test_keyword_overrides_win_over_environment():
 def test_bad_values_name_the_variable(env, message):
     with pytest.raises(ConfigError, match=message):
         StreamConfig.from_env(env)
+
+
+def test_to_env_is_read_back_as_the_same_config():
+    config = StreamConfig.from_env({}, partitions=3, aggregate_timeout_seconds=2.5, reviewers="a")
+    assert config.to_env()["MULTIQA_PARTITIONS"] == "3"
+    assert StreamConfig.from_env(config.to_env()) == config
+
+
+# --- discover: where a command-line tool finds the broker and the database --------------------
+
+_LOCATIONS = (
+    "MULTIQA_BOOTSTRAP_SERVERS",
+    "MULTIQA_DATABASE_URL",
+    "KAFKA_BOOTSTRAP_SERVERS",
+    "DATABASE_URL",
+    "MULTIQA_KAFKA_PORT",
+)
+
+
+@pytest.fixture
+def dev_stack_file(tmp_path, monkeypatch):
+    """A dev-stack cache dir of the test's own, with its devstack.env (empty at first)."""
+    for name in _LOCATIONS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MULTIQA_CACHE_DIR", str(tmp_path))
+    return tmp_path / "devstack.env"
+
+
+def _where(config: StreamConfig) -> tuple[str, str]:
+    return config.bootstrap_servers, config.database_url
+
+
+def test_discover_without_anything_is_the_defaults(dev_stack_file):
+    assert _where(StreamConfig.discover()) == ("127.0.0.1:19092", "")
+
+
+def test_discover_precedence_flags_then_multiqa_then_dev_variables_then_file(
+    dev_stack_file, monkeypatch
+):
+    dev_stack_file.write_text(
+        "# written by multiqa dev up\n"
+        "KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:4\n"
+        "DATABASE_URL=postgresql://file/db\n"
+    )
+    assert _where(StreamConfig.discover()) == ("127.0.0.1:4", "postgresql://file/db")
+
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:3")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://dev-env/db")
+    assert _where(StreamConfig.discover()) == ("127.0.0.1:3", "postgresql://dev-env/db")
+
+    monkeypatch.setenv("MULTIQA_BOOTSTRAP_SERVERS", "127.0.0.1:2")
+    monkeypatch.setenv("MULTIQA_DATABASE_URL", "postgresql://multiqa-env/db")
+    assert _where(StreamConfig.discover()) == ("127.0.0.1:2", "postgresql://multiqa-env/db")
+
+    flags = StreamConfig.discover(bootstrap="127.0.0.1:1", database_url="postgresql://flag/db")
+    assert _where(flags) == ("127.0.0.1:1", "postgresql://flag/db")
+    # An empty flag (`--dsn ""`) is no flag; each location is decided on its own.
+    mixed = StreamConfig.discover(bootstrap="", database_url="postgresql://flag/db")
+    assert _where(mixed) == ("127.0.0.1:2", "postgresql://flag/db")
+
+
+def test_discover_takes_each_location_from_its_own_first_source(dev_stack_file, monkeypatch):
+    dev_stack_file.write_text("KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:4\n")  # Kafka-only dev stack
+    monkeypatch.setenv("DATABASE_URL", "postgresql://dev-env/db")
+    assert _where(StreamConfig.discover()) == ("127.0.0.1:4", "postgresql://dev-env/db")
+
+
+def test_discover_reads_every_other_field_like_from_env(dev_stack_file, monkeypatch):
+    monkeypatch.setenv("MULTIQA_PARTITIONS", "3")
+    assert StreamConfig.discover(bootstrap="127.0.0.1:1").partitions == 3
+    monkeypatch.setenv("MULTIQA_PARTITIONS", "three")
+    with pytest.raises(ConfigError, match="MULTIQA_PARTITIONS='three' is not an integer"):
+        StreamConfig.discover()
+
+
+def test_discover_ignores_a_dev_stack_it_cannot_locate(dev_stack_file, monkeypatch):
+    dev_stack_file.write_text("KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:4\n")
+    # A bad dev-stack variable makes its settings unreadable: no file, not a crash.
+    monkeypatch.setenv("MULTIQA_KAFKA_PORT", "not-a-port")
+    assert _where(StreamConfig.discover()) == ("127.0.0.1:19092", "")
