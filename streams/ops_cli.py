@@ -1,138 +1,39 @@
 """Operator commands: `multiqa submit`, `multiqa decisions`, `multiqa status`, `multiqa db migrate`.
 
-Where things are comes from the stream's configuration (`MULTIQA_*`, see streams.config), with
-the dev stack's variables as fallbacks (KAFKA_BOOTSTRAP_SERVERS, DATABASE_URL, and the
-`.cache/devstack.env` that `multiqa dev up` writes), and `--bootstrap` / `--dsn` over all.
-
-A failure the operator can act on (a missing file, a broker or database that does not answer, an
-unknown draft) prints one line `multiqa <command>: error: ...` and exits 1; never a traceback.
+Where things are comes from `StreamConfig.discover` (`--bootstrap` / `--dsn`, then `MULTIQA_*`,
+then the dev stack's variables). A failure the operator can act on (a missing file, a broker or
+database that does not answer, an unknown draft) prints one line `multiqa <command>: error: ...`
+and exits 1; never a traceback (see streams._command).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import logging
-import os
 import re
 import sys
 import time
 import urllib.parse
 import uuid
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 from aiokafka.errors import KafkaError
 
-from schemas import CodecError, DraftSubmitted, QADecision
+from schemas import DraftSubmitted, QADecision
+from streams._command import (
+    CommandError,
+    bootstrap_option,
+    connect_database,
+    discover_config,
+    dsn_option,
+    require_database,
+    run_command,
+)
 from streams.client import BrokerUnavailableError, DecisionTail, DraftSubmitter
-from streams.config import ConfigError, StreamConfig
-from streams.db import MigrationError, create_pool, migrate
-from streams.topics import TopicSetupError, ensure_topics
-
-
-class CommandError(Exception):
-    """A failure explained in one line to the operator."""
-
-
-# --- configuration -----------------------------------------------------------------------------
-
-
-def _devstack_env() -> dict[str, str]:
-    """KEY=VALUE lines of `.cache/devstack.env` (what `multiqa dev up` started), if any."""
-    from streams.devstack import Settings
-
-    try:
-        text = Settings.from_env().env_file.read_text()
-    except (OSError, RuntimeError):
-        return {}
-    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line)
-    return {k.strip(): v.strip() for k, v in pairs if not k.lstrip().startswith("#")}
-
-
-def _first(*values: str | None) -> str:
-    return next((v for v in values if v), "")
-
-
-def load_config(args: argparse.Namespace) -> StreamConfig:
-    """StreamConfig from MULTIQA_*, then the dev stack's variables, then command-line flags."""
-    env = os.environ
-    dev = _devstack_env()
-    overrides: dict[str, Any] = {}
-    bootstrap = _first(
-        getattr(args, "bootstrap", None),
-        env.get("MULTIQA_BOOTSTRAP_SERVERS"),
-        env.get("KAFKA_BOOTSTRAP_SERVERS"),
-        dev.get("KAFKA_BOOTSTRAP_SERVERS"),
-    )
-    if bootstrap:
-        overrides["bootstrap_servers"] = bootstrap
-    dsn = _first(
-        getattr(args, "dsn", None),
-        env.get("MULTIQA_DATABASE_URL"),
-        env.get("DATABASE_URL"),
-        dev.get("DATABASE_URL"),
-    )
-    if dsn:
-        overrides["database_url"] = dsn
-    return StreamConfig.from_env(**overrides)
-
-
-def _database_url(config: StreamConfig) -> str:
-    if not config.database_url:
-        raise CommandError(
-            "no database configured: pass --dsn, set MULTIQA_DATABASE_URL or DATABASE_URL, "
-            "or start the dev stack with `multiqa dev up`"
-        )
-    return config.database_url
-
-
-async def _connect(dsn: str) -> asyncpg.Pool:
-    try:
-        return await asyncio.wait_for(create_pool(dsn, min_size=1, max_size=2), 15)
-    except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
-        where = re.sub(r"//[^@/]*@", "//", dsn)  # never print a password
-        raise CommandError(
-            f"cannot reach PostgreSQL at {where}: {exc or type(exc).__name__}"
-        ) from exc
-
-
-# --- running a command -------------------------------------------------------------------------
-
-
-def _run(
-    name: str, command: Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
-) -> Callable[[argparse.Namespace], int]:
-    """Wrap an async command: known failures become one line on stderr and exit code 1."""
-
-    def func(args: argparse.Namespace) -> int:
-        # aiokafka logs every failed connection attempt itself; the one line below says it all.
-        logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
-        try:
-            return asyncio.run(command(args))
-        except KeyboardInterrupt:
-            return 130
-        except (
-            CommandError,
-            BrokerUnavailableError,
-            ConfigError,
-            CodecError,
-            MigrationError,
-            TopicSetupError,
-        ) as exc:
-            message = str(exc)
-        except KafkaError as exc:
-            message = f"Kafka error: {exc}"
-        except asyncpg.PostgresError as exc:
-            message = f"PostgreSQL error: {exc}"
-        print(f"multiqa {name}: error: {message}", file=sys.stderr, flush=True)
-        return 1
-
-    return func
-
+from streams.db import migrate
+from streams.topics import ensure_topics
 
 # --- submit ------------------------------------------------------------------------------------
 
@@ -192,7 +93,7 @@ def build_draft(args: argparse.Namespace, content: str) -> DraftSubmitted:
 
 async def _submit(args: argparse.Namespace) -> int:
     draft = build_draft(args, read_draft_file(args.file))
-    config = load_config(args)
+    config = discover_config(args)
     bootstrap = config.bootstrap_servers
     try:
         # The topics get the configured partition count now, not the broker's default later.
@@ -301,7 +202,7 @@ def _line(cells: Sequence[str]) -> str:
 async def _decisions(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CommandError(f"--limit must be 1 or more, not {args.limit}")
-    config = load_config(args)
+    config = discover_config(args)
     tail = DecisionTail(
         config.bootstrap_servers,
         topic=config.decisions_topic,
@@ -328,13 +229,10 @@ async def _decisions(args: argparse.Namespace) -> int:
 
 
 async def _status(args: argparse.Namespace) -> int:
-    config = load_config(args)
-    pool = await _connect(_database_url(config))
-    try:
+    config = discover_config(args)
+    async with connect_database(require_database(config)) as pool:
         found = await draft_status(pool, args.draft_id, args.version)
         versions = [args.version] if args.version else await _versions(pool, args.draft_id)
-    finally:
-        await pool.close()
     web = args.web or (f"http://{config.web_host}:{config.web_port}" if config.web_port else "")
     held: list[str] = []
     if web:
@@ -470,13 +368,10 @@ async def draft_status(pool: Any, draft_id: str, version: int | None) -> list[st
 
 
 async def _db_migrate(args: argparse.Namespace) -> int:
-    config = load_config(args)
-    pool = await _connect(_database_url(config))
-    try:
+    config = discover_config(args)
+    async with connect_database(require_database(config)) as pool:
         applied = await migrate(pool)
         total = await pool.fetchval("SELECT count(*) FROM schema_migrations")
-    finally:
-        await pool.close()
     if applied:
         print(f"applied migrations {', '.join(f'{v:03d}' for v in applied)}; {total} in all")
     else:
@@ -498,10 +393,8 @@ def _positive_float(text: str) -> float:
 
 
 def add_parser(subparsers: Any) -> None:
-    bootstrap = argparse.ArgumentParser(add_help=False)
-    bootstrap.add_argument("--bootstrap", metavar="HOST:PORT", help="Kafka bootstrap servers")
-    dsn = argparse.ArgumentParser(add_help=False)
-    dsn.add_argument("--dsn", metavar="URL", help="PostgreSQL DSN")
+    bootstrap = bootstrap_option()
+    dsn = dsn_option()
 
     submit = subparsers.add_parser(
         "submit",
@@ -524,7 +417,7 @@ def add_parser(subparsers: Any) -> None:
     submit.add_argument(
         "--timeout", type=_positive_float, default=120.0, help="seconds --wait waits (120)"
     )
-    submit.set_defaults(func=_run("submit", _submit))
+    submit.set_defaults(func=run_command("multiqa submit", _submit))
 
     decisions = subparsers.add_parser(
         "decisions",
@@ -537,7 +430,7 @@ def add_parser(subparsers: Any) -> None:
     decisions.add_argument(
         "--from-beginning", action="store_true", help="every decision the topic still holds"
     )
-    decisions.set_defaults(func=_run("decisions", _decisions))
+    decisions.set_defaults(func=run_command("multiqa decisions", _decisions))
 
     status = subparsers.add_parser(
         "status",
@@ -555,11 +448,11 @@ def add_parser(subparsers: Any) -> None:
         metavar="URL",
         help="the aggregator's Faust web view (default: MULTIQA_WEB_HOST/MULTIQA_WEB_PORT if set)",
     )
-    status.set_defaults(func=_run("status", _status))
+    status.set_defaults(func=run_command("multiqa status", _status))
 
     db = subparsers.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
     migrate_cmd = db_sub.add_parser(
         "migrate", parents=[dsn], help="apply pending schema migrations"
     )
-    migrate_cmd.set_defaults(func=_run("db migrate", _db_migrate))
+    migrate_cmd.set_defaults(func=run_command("multiqa db migrate", _db_migrate))

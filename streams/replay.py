@@ -26,11 +26,19 @@ from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
-from aiokafka.errors import KafkaConnectionError, KafkaError
+from aiokafka.errors import KafkaConnectionError
 
 from agents.aggregate import build_decision
 from agents.settings import Settings, SettingsError
 from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult, decode, encode
+from streams._command import (
+    CommandError,
+    bootstrap_option,
+    connect_database,
+    discover_config,
+    dsn_option,
+    run_command,
+)
 from streams.client import BrokerUnavailableError
 from streams.config import StreamConfig
 
@@ -259,13 +267,9 @@ async def _base_settings(config: StreamConfig, use_database: bool) -> Settings:
     if not (use_database and config.database_url):
         return Settings()
     from agents.settings_service import SettingsService
-    from streams.ops_cli import _connect
 
-    pool = await _connect(config.database_url)
-    try:
+    async with connect_database(config.database_url) as pool:
         return await SettingsService(pool).get()
-    finally:
-        await pool.close()
 
 
 def _with_overrides(settings: Settings, overrides: dict[str, str]) -> Settings:
@@ -282,25 +286,17 @@ def _with_overrides(settings: Settings, overrides: dict[str, str]) -> Settings:
 
 
 async def _rescore_command(args: argparse.Namespace) -> int:
-    from streams.ops_cli import CommandError, load_config
-
-    config = load_config(args)
+    config = discover_config(args)
     if args.publish and args.publish == config.decisions_topic:
         raise CommandError(
             f"refusing to publish re-scored decisions to the live topic {args.publish}: "
             "the publisher acts on what it reads there; pick another topic"
         )
-    try:
-        overrides = parse_overrides(args.set or ())
-        settings = _with_overrides(await _base_settings(config, not args.defaults), overrides)
-    except SettingsError as exc:
-        raise CommandError(str(exc)) from exc
-    try:
-        report = await rescore_topics(
-            config, settings, progress=lambda m: print(m, file=sys.stderr, flush=True)
-        )
-    except KafkaError as exc:
-        raise BrokerUnavailableError(f"Kafka error: {exc}") from exc
+    overrides = parse_overrides(args.set or ())
+    settings = _with_overrides(await _base_settings(config, not args.defaults), overrides)
+    report = await rescore_topics(
+        config, settings, progress=lambda m: print(m, file=sys.stderr, flush=True)
+    )
     if args.json:
         print(json.dumps([_json_row(i) for i in report.items], indent=2))
     else:
@@ -342,10 +338,9 @@ def _json_row(item: Rescored) -> dict[str, Any]:
 
 
 def add_parser(subparsers: Any) -> None:
-    from streams.ops_cli import _run
-
     parser = subparsers.add_parser(
         "rescore",
+        parents=[bootstrap_option(), dsn_option("for the current settings")],
         help="re-decide past drafts from their recorded reviews under other settings",
         description=(
             "Read qa.decisions and qa.reviews from the beginning and re-run the aggregation on "
@@ -353,8 +348,6 @@ def add_parser(subparsers: Any) -> None:
             "defaults with --defaults) plus --set overrides. Reports what would change."
         ),
     )
-    parser.add_argument("--bootstrap", metavar="HOST:PORT", help="Kafka bootstrap servers")
-    parser.add_argument("--dsn", metavar="URL", help="PostgreSQL DSN (for the current settings)")
     parser.add_argument(
         "--set", action="append", metavar="KEY=VALUE", help="a setting to try (repeatable)"
     )
@@ -364,4 +357,4 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--publish", metavar="TOPIC", help="also publish re-scored decisions here")
     parser.add_argument("--show", type=int, default=20, help="changed drafts listed (20)")
     parser.add_argument("--json", action="store_true", help="one JSON row per decision")
-    parser.set_defaults(func=_run("rescore", _rescore_command))
+    parser.set_defaults(func=run_command("multiqa rescore", _rescore_command))

@@ -9,47 +9,43 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
-from agents.settings import Settings, SettingsError
+from agents.settings import Settings
 from agents.settings_service import SettingInfo, SettingsService, to_text
-from streams.ops_cli import CommandError, _connect, _database_url, _run, load_config
+from streams._command import (
+    connect_database,
+    discover_config,
+    dsn_option,
+    require_database,
+    run_command,
+)
 
 
-async def _service(args: argparse.Namespace) -> tuple[Any, SettingsService]:
-    pool = await _connect(_database_url(load_config(args)))
-    return pool, SettingsService(pool, ttl_seconds=0)
+@asynccontextmanager
+async def _service(args: argparse.Namespace) -> AsyncIterator[SettingsService]:
+    async with connect_database(require_database(discover_config(args))) as pool:
+        yield SettingsService(pool, ttl_seconds=0)
 
 
 async def _get(args: argparse.Namespace) -> int:
-    pool, service = await _service(args)
-    try:
+    async with _service(args) as service:
         print(await service.get_value(args.key))
-    except SettingsError as exc:
-        raise CommandError(str(exc)) from exc
-    finally:
-        await pool.close()
     return 0
 
 
 async def _set(args: argparse.Namespace) -> int:
-    pool, service = await _service(args)
-    try:
+    async with _service(args) as service:
         stored = await service.set(args.key, args.value)
-    except SettingsError as exc:
-        raise CommandError(str(exc)) from exc
-    finally:
-        await pool.close()
     print(f"{args.key} = {stored}")
     return 0
 
 
 async def _unset(args: argparse.Namespace) -> int:
-    pool, service = await _service(args)
-    try:
+    async with _service(args) as service:
         removed = await service.unset(args.key)
-    finally:
-        await pool.close()
     print(f"{args.key}: {'back to its default' if removed else 'had no override'}")
     return 0
 
@@ -61,11 +57,8 @@ async def _list(args: argparse.Namespace) -> int:
             for key, default, doc in Settings.describe()
         ]
     else:
-        pool, service = await _service(args)
-        try:
+        async with _service(args) as service:
             infos = await service.list()
-        finally:
-            await pool.close()
     if args.json:
         print(json.dumps([info.__dict__ for info in infos], indent=2))
     elif args.markdown:
@@ -93,8 +86,7 @@ def markdown_table(infos: list[SettingInfo], *, with_values: bool = False) -> st
 
 
 def add_parser(subparsers: Any) -> None:
-    dsn = argparse.ArgumentParser(add_help=False)
-    dsn.add_argument("--dsn", metavar="URL", help="PostgreSQL DSN (default: MULTIQA_DATABASE_URL)")
+    dsn = dsn_option()
     parser = subparsers.add_parser(
         "settings", help="read and change settings (app_settings overrides)"
     )
@@ -102,20 +94,20 @@ def add_parser(subparsers: Any) -> None:
 
     get = commands.add_parser("get", parents=[dsn], help="print one effective value")
     get.add_argument("key")
-    get.set_defaults(func=_run("settings get", _get))
+    get.set_defaults(func=run_command("multiqa settings get", _get))
 
     set_ = commands.add_parser("set", parents=[dsn], help="validate and store an override")
     set_.add_argument("key")
     set_.add_argument("value")
-    set_.set_defaults(func=_run("settings set", _set))
+    set_.set_defaults(func=run_command("multiqa settings set", _set))
 
     unset = commands.add_parser("unset", parents=[dsn], help="remove an override")
     unset.add_argument("key")
-    unset.set_defaults(func=_run("settings unset", _unset))
+    unset.set_defaults(func=run_command("multiqa settings unset", _unset))
 
     list_ = commands.add_parser("list", parents=[dsn], help="every setting and its value")
     list_.add_argument("--defaults", action="store_true", help="defaults only (no database)")
     output = list_.add_mutually_exclusive_group()
     output.add_argument("--markdown", action="store_true", help="a markdown table")
     output.add_argument("--json", action="store_true", help="JSON")
-    list_.set_defaults(func=_run("settings list", _list))
+    list_.set_defaults(func=run_command("multiqa settings list", _list))

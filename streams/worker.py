@@ -25,8 +25,9 @@ from aiokafka.errors import KafkaError
 from agents.base import Deps, ReviewerSpec
 from agents.settings import Settings
 from streams import tracing
+from streams._command import discover_config, print_error
 from streams.app import Runtime, create_app, select_reviewers
-from streams.config import ConfigError, StreamConfig
+from streams.config import StreamConfig
 from streams.topics import ensure_topics
 
 log = logging.getLogger("multiqa.worker")
@@ -150,14 +151,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _run_from_args(args: argparse.Namespace) -> int:
-    from streams.ops_cli import load_config  # the CLI's one way to find the broker and database
-
+    # Not `run_command`: a worker runs for good, its own event loop, aiokafka's logs kept. What
+    # it refuses up front is a usage error (exit 2), as for argparse.
     try:
-        config = load_config(args)
-    except ConfigError as exc:
-        print(f"multiqa worker: {exc}", file=sys.stderr)
-        return 2
-    try:
+        config = discover_config(args)
         run(
             config,
             reviewers=_reviewer_names(args.reviewers),
@@ -165,9 +162,8 @@ def _run_from_args(args: argparse.Namespace) -> int:
             with_sinks=not args.no_sinks,
             loglevel=args.loglevel,
         )
-    except ValueError as exc:  # unknown reviewer names, nothing to run
-        print(f"multiqa worker: {exc}", file=sys.stderr)
-        return 2
+    except ValueError as exc:  # ConfigError, unknown reviewer names, nothing to run
+        return print_error("multiqa worker", exc, code=2)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
