@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import logging
 import os
 import signal
@@ -38,8 +37,9 @@ from aiokafka import TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas import DraftSubmitted, QADecision
+from streams._command import connect_database, run_command
 from streams.client import DecisionTail, DraftSubmitter
-from streams.config import ENV_PREFIX, StreamConfig
+from streams.config import StreamConfig
 from streams.ops_cli import format_decision
 
 ALLOWLIST_KEY = "qa_url_allowlist"
@@ -151,10 +151,7 @@ Start at the last line, then walk up the frames to your own code.
 
 def config_env(config: StreamConfig) -> dict[str, str]:
     """os.environ plus `config` as MULTIQA_* variables: what a worker subprocess reads."""
-    env = dict(os.environ)
-    for field in dataclasses.fields(config):
-        env[ENV_PREFIX + field.name.upper()] = str(getattr(config, field.name))
-    return env
+    return {**os.environ, **config.to_env()}
 
 
 def _start_worker(config: StreamConfig, log_path: Path) -> subprocess.Popen[bytes]:
@@ -203,7 +200,7 @@ async def _persisted(pool: Any, drafts: list[DraftSubmitted], within: float) -> 
 async def run_demo(wait_seconds: float) -> int:
     from agents.settings_service import SettingsService
     from streams import devstack
-    from streams.db import create_pool, migrate
+    from streams.db import migrate
     from streams.topics import ensure_topics
 
     print("1. starting the local stack (Kafka + PostgreSQL) ...", flush=True)
@@ -219,50 +216,53 @@ async def run_demo(wait_seconds: float) -> int:
         broker_rebalance_timeout=10.0,
     )
     print(f"   kafka {config.bootstrap_servers}, postgres {info.postgres.dsn}", flush=True)
-    pool = await create_pool(config.database_url)
-    service = SettingsService(pool, ttl_seconds=0)
-    previous = (await service.overrides()).get(ALLOWLIST_KEY)
-    worker: subprocess.Popen[bytes] | None = None
-    log_path = devstack.Settings.from_env().cache_dir / "demo" / "worker.log"
-    try:
-        await migrate(pool)
-        await ensure_topics(config)
-        with local_pages() as pages:
-            allow = ",".join(p for p in ((previous or ""), "127.0.0.1") if p)
-            await service.set(ALLOWLIST_KEY, allow)
-            print(f"2. serving demo pages at {pages} ({ALLOWLIST_KEY}={allow} for the demo)")
-            worker = _start_worker(config, log_path)
-            print(f"3. started an all-in-one worker (pid {worker.pid}, log {log_path})")
-            drafts = sample_drafts(pages, uuid.uuid4().hex[:8])
-            decisions = await _submit_and_wait(config, drafts, worker, wait_seconds)
-            if decisions is None:
-                return 1
-        rows = await _persisted(pool, drafts, within=60)
-        print("\n5. persisted by the sinks (qa_decisions, pipeline_tasks.qa_feedback, qa_reviews,"
-              " cost_logs):")  # fmt: skip
-        for row in rows:
-            verdict = "approved" if row["approved"] else "rejected"
+    async with connect_database(config.database_url) as pool:
+        service = SettingsService(pool, ttl_seconds=0)
+        previous = (await service.overrides()).get(ALLOWLIST_KEY)
+        worker: subprocess.Popen[bytes] | None = None
+        log_path = devstack.Settings.from_env().cache_dir / "demo" / "worker.log"
+        try:
+            await migrate(pool)
+            await ensure_topics(config)
+            with local_pages() as pages:
+                allow = ",".join(p for p in ((previous or ""), "127.0.0.1") if p)
+                await service.set(ALLOWLIST_KEY, allow)
+                print(f"2. serving demo pages at {pages} ({ALLOWLIST_KEY}={allow} for the demo)")
+                worker = _start_worker(config, log_path)
+                print(f"3. started an all-in-one worker (pid {worker.pid}, log {log_path})")
+                drafts = sample_drafts(pages, uuid.uuid4().hex[:8])
+                decisions = await _submit_and_wait(config, drafts, worker, wait_seconds)
+                if decisions is None:
+                    return 1
+            rows = await _persisted(pool, drafts, within=60)
             print(
-                f"   {row['draft_id']:<28} {verdict:<8} {row['final_score']:5.1f}  "
-                f"feedback={'yes' if row['feedback'] else 'no'}  reviews={row['reviews']}  "
-                f"costs={row['costs']}"
+                "\n5. persisted by the sinks (qa_decisions, pipeline_tasks.qa_feedback, "
+                "qa_reviews, cost_logs):"
             )
-        if len(rows) < len(drafts):
-            print(f"   ({len(drafts) - len(rows)} decision(s) not persisted yet; see {log_path})")
-        print(
-            "\nLook further: multiqa decisions | multiqa status "
-            f"{drafts[0].draft_id} | psql {info.postgres.dsn}"
-        )
-        return 0
-    finally:
-        if worker is not None:
-            print("6. stopping the worker ...", flush=True)
-            await asyncio.to_thread(_stop_worker, worker)
-        if previous is None:
-            await service.unset(ALLOWLIST_KEY)
-        else:
-            await service.set(ALLOWLIST_KEY, previous)
-        await pool.close()
+            for row in rows:
+                verdict = "approved" if row["approved"] else "rejected"
+                print(
+                    f"   {row['draft_id']:<28} {verdict:<8} {row['final_score']:5.1f}  "
+                    f"feedback={'yes' if row['feedback'] else 'no'}  reviews={row['reviews']}  "
+                    f"costs={row['costs']}"
+                )
+            if len(rows) < len(drafts):
+                print(
+                    f"   ({len(drafts) - len(rows)} decision(s) not persisted yet; see {log_path})"
+                )
+            print(
+                "\nLook further: multiqa decisions | multiqa status "
+                f"{drafts[0].draft_id} | psql {info.postgres.dsn}"
+            )
+            return 0
+        finally:
+            if worker is not None:
+                print("6. stopping the worker ...", flush=True)
+                await asyncio.to_thread(_stop_worker, worker)
+            if previous is None:
+                await service.unset(ALLOWLIST_KEY)
+            else:
+                await service.set(ALLOWLIST_KEY, previous)
 
 
 async def wait_until_ready(
@@ -379,16 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds to wait (180)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
-    from streams.devstack import DevStackError
-
-    try:
-        return asyncio.run(run_demo(args.timeout))
-    except DevStackError as exc:
-        print(f"demo: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    return run_command("demo", lambda args: run_demo(args.timeout))(args)
 
 
 if __name__ == "__main__":

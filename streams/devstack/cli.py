@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import time
 from typing import Any
 
-from streams.devstack import stack
-from streams.devstack._common import DevStackError, Settings
+from streams._command import run_command
+from streams.devstack import Settings, stack
 
 
 def add_parser(subparsers: Any) -> None:
     dev = subparsers.add_parser(
-        "dev", help="local Kafka (KRaft) + PostgreSQL on 127.0.0.1, no Docker",
+        "dev",
+        help="local Kafka (KRaft) + PostgreSQL on 127.0.0.1, no Docker",
         description="Start, stop and inspect the local development stack (see README, Operations).",
     )
     dev_sub = dev.add_subparsers(dest="dev_command", metavar="ACTION", required=True)
@@ -25,14 +25,23 @@ def add_parser(subparsers: Any) -> None:
             only = sub.add_mutually_exclusive_group()
             only.add_argument("--kafka-only", action="store_true", help="only the Kafka broker")
             only.add_argument("--postgres-only", action="store_true", help="only PostgreSQL")
-        sub.set_defaults(func=func)
+        # One error line for every action, as `multiqa dev: error: ...` (README, Operations).
+        sub.set_defaults(func=run_command("multiqa dev", func))
 
     add("up", _cmd_up, "start (or reuse) the stack and print where it listens")
     add("down", _cmd_down, "stop what `up` started")
-    add("status", _cmd_status, "print what runs (exit 0 when everything runs, 3 otherwise)",
-        services=False)
-    add("check", _cmd_check, "start the stack if needed, then send a message through the "
-        "broker and a row through PostgreSQL")
+    add(
+        "status",
+        _cmd_status,
+        "print what runs (exit 0 when everything runs, 3 otherwise)",
+        services=False,
+    )
+    add(
+        "check",
+        _cmd_check,
+        "start the stack if needed, then send a message through the "
+        "broker and a row through PostgreSQL",
+    )
 
 
 def _services(args: argparse.Namespace) -> tuple[bool, bool]:
@@ -41,28 +50,24 @@ def _services(args: argparse.Namespace) -> tuple[bool, bool]:
     return (not postgres_only, not kafka_only)
 
 
-def _fail(exc: DevStackError) -> int:
-    print(f"multiqa dev: error: {exc}", file=sys.stderr, flush=True)
-    return 1
-
-
 def _cmd_up(args: argparse.Namespace) -> int:
     kafka, postgres = _services(args)
     started = time.monotonic()
-    try:
-        settings = Settings.from_env()
-        info = stack.up(kafka=kafka, postgres=postgres, settings=settings)
-    except DevStackError as exc:
-        return _fail(exc)
+    settings = Settings.from_env()
+    info = stack.up(kafka=kafka, postgres=postgres, settings=settings)
     took = time.monotonic() - started
     if info.kafka is not None:
         how = "started" if info.kafka.started else "already running"
-        print(f"kafka:    {info.kafka.bootstrap}  (Apache Kafka {info.kafka.version}, "
-              f"pid {info.kafka.pid}, {how})")
+        print(
+            f"kafka:    {info.kafka.bootstrap}  (Apache Kafka {info.kafka.version}, "
+            f"pid {info.kafka.pid}, {how})"
+        )
     if info.postgres is not None:
         how = "started" if info.postgres.started else "already running"
-        print(f"postgres: {info.postgres.dsn}  (PostgreSQL {info.postgres.version}, "
-              f"pid {info.postgres.pid}, {how})")
+        print(
+            f"postgres: {info.postgres.dsn}  (PostgreSQL {info.postgres.version}, "
+            f"pid {info.postgres.pid}, {how})"
+        )
     print(f"ready in {took:.1f}s; environment for other tools: {settings.env_file}")
     for line in info.env_lines():
         print(line)
@@ -71,19 +76,13 @@ def _cmd_up(args: argparse.Namespace) -> int:
 
 def _cmd_down(args: argparse.Namespace) -> int:
     kafka, postgres = _services(args)
-    try:
-        stopped = stack.down(kafka=kafka, postgres=postgres)
-    except DevStackError as exc:
-        return _fail(exc)
+    stopped = stack.down(kafka=kafka, postgres=postgres)
     print("stopped: " + ", ".join(stopped) if stopped else "nothing was running")
     return 0
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    try:
-        current = stack.status()
-    except DevStackError as exc:
-        return _fail(exc)
+    current = stack.status()
     for name, info in current.items():
         if info.get("running"):
             details = "  ".join(f"{k}={v}" for k, v in info.items() if k != "running")
@@ -94,21 +93,22 @@ def _cmd_status(args: argparse.Namespace) -> int:
     return 0 if all(info.get("running") for info in current.values()) else 3
 
 
-def _cmd_check(args: argparse.Namespace) -> int:
+async def _cmd_check(args: argparse.Namespace) -> int:
     from streams.devstack import check
 
     kafka, postgres = _services(args)
-    try:
-        info = stack.up(kafka=kafka, postgres=postgres)
-    except DevStackError as exc:
-        return _fail(exc)
+    info = await asyncio.to_thread(stack.up, kafka=kafka, postgres=postgres)
     if info.kafka is not None:
-        value, took = asyncio.run(check.kafka_round_trip(info.kafka.bootstrap))
-        print(f"kafka:    produced and consumed {value.decode()!r} on topic {check.TOPIC} "
-              f"via {info.kafka.bootstrap} in {took:.2f}s")
+        value, took = await check.kafka_round_trip(info.kafka.bootstrap)
+        print(
+            f"kafka:    produced and consumed {value.decode()!r} on topic {check.TOPIC} "
+            f"via {info.kafka.bootstrap} in {took:.2f}s"
+        )
     if info.postgres is not None:
-        version, took = asyncio.run(check.postgres_round_trip(info.postgres.dsn))
-        print(f"postgres: inserted and read back a row in devstack_check (PostgreSQL "
-              f"{version}) via {info.postgres.dsn} in {took:.2f}s")
+        version, took = await check.postgres_round_trip(info.postgres.dsn)
+        print(
+            f"postgres: inserted and read back a row in devstack_check (PostgreSQL "
+            f"{version}) via {info.postgres.dsn} in {took:.2f}s"
+        )
     print("round trip ok")
     return 0
