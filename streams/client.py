@@ -42,6 +42,11 @@ DEFAULT_DECISIONS_TOPIC = StreamConfig.decisions_topic
 class BrokerUnavailableError(ConnectionError):
     """Kafka could not be reached (wrong address, broker down)."""
 
+    @classmethod
+    def at(cls, bootstrap: str, exc: BaseException) -> BrokerUnavailableError:
+        """The error for `bootstrap` failing with `exc`, worded the same everywhere."""
+        return cls(f"cannot reach Kafka at {bootstrap}: {exc}")
+
 
 @dataclass(frozen=True)
 class Submission:
@@ -57,10 +62,6 @@ class Submission:
 def new_traceparent() -> str:
     """A fresh W3C traceparent (version 00, sampled)."""
     return f"00-{secrets.token_hex(16)}-{secrets.token_hex(8)}-01"
-
-
-def _unreachable(bootstrap: str, exc: BaseException) -> BrokerUnavailableError:
-    return BrokerUnavailableError(f"cannot reach Kafka at {bootstrap}: {exc}")
 
 
 class DraftSubmitter:
@@ -93,7 +94,7 @@ class DraftSubmitter:
             await self._producer.start()
         except KafkaConnectionError as exc:
             await self._producer.stop()
-            raise _unreachable(self.bootstrap, exc) from exc
+            raise BrokerUnavailableError.at(self.bootstrap, exc) from exc
 
     async def stop(self) -> None:
         await self._producer.stop()
@@ -129,7 +130,7 @@ class DraftSubmitter:
                 self.topic, payload, key=draft.draft_id.encode("utf-8"), headers=headers
             )
         except KafkaConnectionError as exc:
-            raise _unreachable(self.bootstrap, exc) from exc
+            raise BrokerUnavailableError.at(self.bootstrap, exc) from exc
         return Submission(
             draft=draft,
             topic=meta.topic,
@@ -212,7 +213,7 @@ async def decisions(
         await consumer.start()
     except KafkaConnectionError as exc:
         await consumer.stop()
-        raise _unreachable(bootstrap, exc) from exc
+        raise BrokerUnavailableError.at(bootstrap, exc) from exc
     seen = _RecentIds(dedupe_window)
     try:
         async for record in consumer:
@@ -264,7 +265,7 @@ class DecisionTail:
             await self._consumer.start()
         except KafkaConnectionError as exc:
             await self._consumer.stop()
-            raise _unreachable(self.bootstrap, exc) from exc
+            raise BrokerUnavailableError.at(self.bootstrap, exc) from exc
         await self._assign()
         return self
 
@@ -286,7 +287,7 @@ class DecisionTail:
                 return False
             described: list[Any] = await admin.describe_topics([self.topic])
         except KafkaConnectionError as exc:
-            raise _unreachable(self.bootstrap, exc) from exc
+            raise BrokerUnavailableError.at(self.bootstrap, exc) from exc
         finally:
             await admin.close()
         parts = sorted(int(p["partition"]) for p in described[0]["partitions"])
@@ -313,7 +314,7 @@ class DecisionTail:
             try:
                 batch = await self._consumer.getmany(timeout_ms=self._poll_ms)
             except KafkaError as exc:
-                raise _unreachable(self.bootstrap, exc) from exc
+                raise BrokerUnavailableError.at(self.bootstrap, exc) from exc
             yield [record for records in batch.values() for record in records]
 
     async def follow(self) -> AsyncIterator[QADecision]:

@@ -99,7 +99,7 @@ async def _submit(args: argparse.Namespace) -> int:
         # The topics get the configured partition count now, not the broker's default later.
         await ensure_topics(config, request_timeout=10)
     except KafkaError as exc:
-        raise BrokerUnavailableError(f"cannot reach Kafka at {bootstrap}: {exc}") from exc
+        raise BrokerUnavailableError.at(bootstrap, exc) from exc
     submitter = DraftSubmitter(bootstrap, topic=config.drafts_topic)
     if not args.wait:
         async with submitter:

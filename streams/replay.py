@@ -171,7 +171,7 @@ async def read_topic(
         await consumer.start()
     except KafkaConnectionError as exc:
         await consumer.stop()
-        raise BrokerUnavailableError(f"cannot reach Kafka at {bootstrap}: {exc}") from exc
+        raise BrokerUnavailableError.at(bootstrap, exc) from exc
     try:
         parts = await _partitions(bootstrap, topic)
         if not parts:
@@ -211,7 +211,7 @@ async def _partitions(bootstrap: str, topic: str) -> list[int]:
             return []
         described: list[Any] = await admin.describe_topics([topic])
     except KafkaConnectionError as exc:
-        raise BrokerUnavailableError(f"cannot reach Kafka at {bootstrap}: {exc}") from exc
+        raise BrokerUnavailableError.at(bootstrap, exc) from exc
     finally:
         await admin.close()
     return sorted(int(p["partition"]) for p in described[0]["partitions"])
@@ -245,7 +245,7 @@ async def publish(bootstrap: str, topic: str, decisions: Sequence[QADecision]) -
             await producer.send(topic, encode(decision), key=decision.draft_id.encode())
         await producer.flush()
     except KafkaConnectionError as exc:
-        raise BrokerUnavailableError(f"cannot reach Kafka at {bootstrap}: {exc}") from exc
+        raise BrokerUnavailableError.at(bootstrap, exc) from exc
     finally:
         await producer.stop()
 
