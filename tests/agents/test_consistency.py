@@ -175,3 +175,38 @@ def test_specs() -> None:
     for spec in SPECS:
         assert spec.provider is Provider.CONSISTENCY_GATE
         assert spec.enabled(Settings()) and not spec.enabled(off)
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    "gate", [review_consistency, review_topic_delivery], ids=lambda g: g.__name__
+)
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        pytest.param(Reply(hang=True), "did not answer within", id="never-answers"),
+        pytest.param(
+            ollama_chat({**CONSISTENT, **DELIVERS, "score": 150}), "outside 0-100", id="150"
+        ),
+        pytest.param(
+            ollama_chat({**CONSISTENT, **DELIVERS, "score": "ninety"}), "not a number", id="ninety"
+        ),
+        pytest.param(ollama_chat("x" * (10 * 1024 * 1024)), "bytes", id="10MB"),
+    ],
+)
+async def test_every_bad_answer_twice_skips_either_gate_with_the_reason(
+    fake_ollama: FakeOllama,
+    llm_settings: Settings,
+    llm_deps: Deps,
+    gate: Any,
+    reply: Reply,
+    why: str,
+) -> None:
+    """The issue's bad answers on both attempts, for both gates: the retry is spent, then a skip
+    naming the cause; bounded by the gate timeout and the size limit, never an exception."""
+    fake_ollama.add_model(MODEL, always=reply)
+    result = await gate(make_draft(), llm_settings, llm_deps)
+    assert result.status is ReviewStatus.SKIPPED
+    assert (result.score, result.approved) == (0.0, False)
+    assert why in result.feedback, result.feedback
+    assert len(fake_ollama.chats(MODEL)) == 2

@@ -379,3 +379,37 @@ async def test_critic_fallback_lands_in_audit_log(
     assert payload["fallback"] == "anthropic/claude-haiku-4-5"
     assert "HTTP 500: model crashed" in payload["reason"]
     assert (payload["draft_id"], payload["version"]) == ("d-audit", 3)
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    ("ollama_reply", "anthropic_reply", "why"),
+    [
+        pytest.param(Reply(hang=True), Reply(hang=True), "did not answer within", id="both-hang"),
+        pytest.param(
+            ollama_chat("x" * (10 * 1024 * 1024)),
+            anthropic_text("x" * (10 * 1024 * 1024)),
+            "bytes",
+            id="both-10MB",
+        ),
+    ],
+)
+async def test_both_models_hanging_or_flooding_skip_with_the_reason(
+    fake_ollama: FakeOllama,
+    fake_anthropic: FakeAnthropic,
+    llm_settings: Settings,
+    llm_deps: Deps,
+    ollama_reply: Reply,
+    anthropic_reply: Reply,
+    why: str,
+) -> None:
+    """The issue's bad answers from the primary AND the fallback: bounded by the timeout and
+    the size limit, a skip naming each model's failure, never an exception."""
+    fake_ollama.add_model(PRIMARY, always=ollama_reply)
+    fake_anthropic.always(FALLBACK, anthropic_reply)
+    result = await review(make_draft(), llm_settings, llm_deps)
+    assert result.status is ReviewStatus.SKIPPED
+    assert (result.score, result.approved) == (0.0, False)
+    assert result.feedback.count(why) == 2, result.feedback  # one reason per model
+    assert "ollama/gemma3:27b" in result.feedback
+    assert "anthropic/claude-haiku-4-5" in result.feedback

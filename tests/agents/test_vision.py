@@ -201,6 +201,9 @@ def no_verdict_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
             "![x]({url}/a.png) ![y]({url}/b.jpg)", answer(80), "scores for 1 of 2", id="count"
         ),
         pytest.param("![x]({url}/a.png)", Reply(hang=True), "did not answer", id="hang"),
+        pytest.param(
+            "![x]({url}/a.png)", ollama_chat("x" * (10 * 1024 * 1024)), "bytes", id="10MB"
+        ),
     ],
 )
 async def test_no_verdict_paths_skip_and_log_their_cause(
