@@ -119,6 +119,16 @@ class ValidationReport:
         return f"{self.criticals} critical, {warnings}: {listed}"
 
 
+def _as_text(value: object) -> str:
+    """Untyped callers: None is no text (not the word "None"), bytes are read as UTF-8 so the
+    binary-content rule sees what a decoder would, anything else is judged by its str()."""
+    if value is None:
+        return ""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8", errors="replace")
+    return value if isinstance(value, str) else str(value)
+
+
 def validate(
     content: str,
     *,
@@ -130,8 +140,8 @@ def validate(
     """Run every enabled rule over a draft. Never raises on any text; returns findings sorted by
     position (title findings first), warnings promoted to critical past the reject threshold."""
     settings = settings or Settings()
-    content = content if isinstance(content, str) else str(content)
-    title = title if isinstance(title, str) else str(title)
+    content = _as_text(content)
+    title = _as_text(title)
     limit = settings.content_validator_max_chars
     truncated_from = len(content) if len(content) > limit else None
     scanned = content[:limit] if truncated_from is not None else content

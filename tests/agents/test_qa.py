@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import random
 from typing import Any
 
 import pytest
@@ -197,3 +198,39 @@ async def test_registry_reviewers_run_without_external_services() -> None:
     assert result.reviews[0].reviewer == "validator"
     assert all(r.status != ReviewStatus.OK for r in result.reviews[1:])
     assert result.critic_skipped and result.approved and result.final_score == 100.0
+
+
+_JUNK = random.Random(7).randbytes(50_000)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("content", "code", "approved"),
+    [
+        pytest.param("", "empty_content", False, id="empty"),
+        pytest.param("A sentence about laptops. " * 200_000, "oversized_content", False, id="5MB"),
+        pytest.param(_JUNK.decode("latin-1"), "binary_content", False, id="binary-junk"),
+        pytest.param(
+            "<html><body>" + "<p>A paragraph about laptops.</p>" * 20 + "</body></html>",
+            "html_markup",
+            True,  # a warning, not a reason to reject on its own
+            id="html",
+        ),
+        pytest.param("Intro.\n\n~~~\nunclosed block\n", "unclosed_code_fence", False, id="fence"),
+    ],
+)
+async def test_bad_input_through_the_public_api_is_a_decision(
+    content: str, code: str, approved: bool
+) -> None:
+    """The issue's bad inputs through MultiModelQA.review (the real validator, the one
+    aggregation, the feedback text): a decision naming the finding, never an exception."""
+    critic_calls: list[str] = []
+    result = await qa(spec("critic", 90, calls=critic_calls)).review("Laptops", content)
+    validator = result.reviews[0]
+    assert validator.reviewer == "validator" and validator.status is ReviewStatus.OK
+    assert code in {f.code for f in validator.findings}
+    assert result.approved is approved
+    assert critic_calls == ([] if not approved else ["critic"])  # criticals short-circuit
+    text = result.format_feedback_text(max_chars=1000)
+    assert text.startswith("QA APPROVED" if approved else "QA REJECTED") and len(text) <= 1000
+    assert code in text or approved

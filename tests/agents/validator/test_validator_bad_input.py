@@ -158,6 +158,16 @@ def test_offsets_survive_length_changing_lowercase() -> None:
     assert finding.span is not None and finding.span.text == "Sarah Mitchell"
 
 
-@pytest.mark.parametrize("value", [None, 12345, b"bytes"])
-def test_non_string_content_does_not_raise(value: object) -> None:
-    validate(value)  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    ("value", "codes"),
+    [
+        (None, ["empty_content"]),  # no text, not the four letters "None"
+        (b"", ["empty_content"]),
+        (b"Plain bytes about laptops.", []),  # read as the UTF-8 text they carry
+        (b"\xff\xfe\x00\x01" * 2000, ["binary_content", "broken_ending"]),
+        (12345, ["broken_ending"]),  # judged by its str(): five digits, no sentence end
+    ],
+)
+def test_non_string_content_does_not_raise(value: object, codes: list[str]) -> None:
+    assert validate(value).codes() == codes  # type: ignore[arg-type]
+    assert validate("A sentence about laptops.", title=value).codes() == []  # type: ignore[arg-type]
