@@ -36,11 +36,13 @@ Every event's changelog writes are delivered before the event is acknowledged.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import copy
 import dataclasses
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -175,15 +177,99 @@ class _AggregatorSchema(EventSchema):
 
 
 class _DurableTable(faust.Table[str, dict[str, Any]]):
-    """A Table whose latest changelog write can be awaited (`await table.last_write`): the
-    aggregator must know a decision is in the changelog before it publishes it."""
+    """A Table whose changelog writes can be awaited: the aggregator must know a decision is in
+    the changelog before it publishes it (`await table.last_write`), and an event's writes are
+    delivered before the event is acknowledged (`take_writes`)."""
 
-    last_write: Any = None
+    _writes: list[Any] | None = None
 
     def send_changelog(self, *args: Any, **kwargs: Any) -> Any:
         fut = super().send_changelog(*args, **kwargs)
-        self.last_write = fut
+        if self._writes is None:
+            self._writes = []
+        self._writes.append(fut)
         return fut
+
+    @property
+    def last_write(self) -> Any:
+        """The latest changelog write not yet taken (None when there is none)."""
+        return self._writes[-1] if self._writes else None
+
+    def take_writes(self) -> list[Any]:
+        """The changelog writes made since the last call (futures, in the order sent)."""
+        writes, self._writes = self._writes or [], None
+        return writes
+
+
+class AcksAfterWrites:
+    """Acknowledges each event once the changelog writes made while handling it are delivered,
+    strictly in the order the events were handled (so per partition in offset order).
+
+    The agent does not wait for an event's writes before taking the next one: the writes of the
+    events handled meanwhile then travel together (one produce request for many, instead of a
+    broker round trip per event), and acknowledging still never runs ahead of the changelog: an
+    event is acked after its own writes and those of every event before it. At most `limit`
+    events wait for their writes; `add` holds the agent when that many do. A write that fails
+    stops the acking for good (`failure`): the agent re-raises it, nothing after it is acked, and
+    everything unacked is redelivered."""
+
+    def __init__(self, ack: Callable[[Any], Awaitable[Any]], *, limit: int = 1000) -> None:
+        self._ack = ack
+        self._limit = limit
+        self._pending: deque[tuple[Any, list[Any]]] = deque()
+        self._wake = asyncio.Event()
+        self._room = asyncio.Event()
+        self._room.set()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def waiting(self) -> int:
+        return len(self._pending)
+
+    @property
+    def failure(self) -> BaseException | None:
+        task = self._task
+        if task is None or not task.done() or task.cancelled():
+            return None
+        return task.exception()
+
+    async def add(self, event: Any, writes: list[Any]) -> None:
+        """Ack `event` once `writes` (and every earlier event's) are delivered."""
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._run())
+        self._pending.append((event, writes))
+        self._wake.set()
+        if len(self._pending) >= self._limit:
+            self._room.clear()
+            await self._room.wait()
+
+    async def _run(self) -> None:
+        pending = self._pending
+        try:
+            while True:
+                while not pending:
+                    self._wake.clear()
+                    await self._wake.wait()
+                event, writes = pending[0]
+                for write in writes:
+                    await write
+                pending.popleft()
+                await self._ack(event)
+                if len(pending) < self._limit:
+                    self._room.set()
+        except asyncio.CancelledError:
+            raise
+        except BaseException:
+            log.exception("aggregator: a changelog write failed; no later event is acknowledged")
+            raise
+        finally:
+            self._room.set()  # never leave the agent waiting for room that will not come
+
+    async def close(self) -> None:
+        """Stop acking (what is still pending stays unacked: redelivered)."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
 
 
 class Aggregator:
@@ -244,10 +330,24 @@ class Aggregator:
 
     # --- the agent -------------------------------------------------------------------------------
     async def _consume(self, stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            await self.handle(event)
+        # Manual acks: Faust would ack an event when the agent asks for the next one, and commit
+        # acked offsets after a producer flush that gives up after 0.1 s with messages still
+        # buffered (ProducerBuffer.flush_atmost). An event is acked only once its changelog
+        # writes are delivered (AcksAfterWrites).
+        manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
+        acks = AcksAfterWrites(manual.ack)
+        try:
+            async for event in manual.events():
+                await self.handle(event)
+                await acks.add(event, self.table.take_writes())
+                if acks.failure is not None:
+                    raise acks.failure
+        finally:
+            await acks.close()
 
     async def handle(self, event: EventT[Any]) -> None:
+        """Apply one event to the table (its changelog writes are sent, not awaited: the caller
+        acks the event once they are delivered)."""
         message = event.message
         tracked = message.topic in self._inputs
         if tracked:
@@ -258,12 +358,6 @@ class Aggregator:
         await self._apply(event)
         if tracked:
             self.offsets.applied(message.tp, message.offset)
-        # Faust acks the event when the agent asks for the next one, and commits acked offsets
-        # after a producer flush that gives up after 0.1 s with messages still buffered
-        # (ProducerBuffer.flush_atmost): wait until this event's changelog writes are delivered.
-        write, self.table.last_write = self.table.last_write, None
-        if write is not None:
-            await write
 
     async def _apply(self, event: EventT[Any]) -> None:
         value = event.value
