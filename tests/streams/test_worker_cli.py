@@ -94,3 +94,23 @@ def test_a_rocksdb_table_without_the_binding_is_refused_up_front(monkeypatch):
     with pytest.raises(ValueError, match=r"multiqa\[rocksdb\]"):
         select_reviewers(config, None)
     select_reviewers(config, None, with_aggregator=False)  # only the aggregator has a table
+
+
+@pytest.mark.parametrize("loglevel", ["warning", "error"])
+def test_a_quiet_worker_does_not_turn_on_debug_logging(tmp_path, loglevel):
+    """Faust's startup spinner would set the root logger to DEBUG at loglevel warning and above:
+    every debug call of aiokafka and Faust (several per Kafka message) would build a record."""
+    import logging
+
+    root = logging.getLogger()
+    saved = (root.level, list(root.handlers))
+    config = StreamConfig(app_prefix="mq", datadir=str(tmp_path), reviewers="validator")
+    stream = create_app(config, with_sinks=False)
+    faust_worker = stream.worker(loglevel=loglevel)
+    try:
+        faust_worker._setup_logging()
+        assert not logging.getLogger("aiokafka.conn").isEnabledFor(logging.DEBUG)
+        assert not root.isEnabledFor(logging.INFO)
+    finally:
+        root.setLevel(saved[0])
+        root.handlers[:] = saved[1]
