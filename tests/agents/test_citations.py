@@ -173,3 +173,25 @@ async def test_bad_urls_become_findings(local_web):
 async def test_degenerate_content_never_raises(content):
     result = await review(draft(content))
     assert result.status in (ReviewStatus.OK, ReviewStatus.SKIPPED)
+
+
+@pytest.mark.timeout(30)
+async def test_ten_thousand_bad_citations_are_findings_in_bounded_time(local_web):
+    web = local_web()
+    kinds = [
+        lambda i: f"[slow]({web.url(f'/slow?i={i}')})",  # never answers within the timeout
+        lambda i: f"[spaces](<https://exa mple.com/{i} x>)",
+        lambda i: f"[ctrl](https://example.com/\x07{i})",
+        lambda i: f"[malformed](http://[::1{i}/)",
+        lambda i: f"[ok]({web.url(f'/ok?i={i}')})",
+    ]
+    content = "\n".join(f"- {kinds[i % len(kinds)](i)}" for i in range(10_000))
+    result = await review(draft(content))
+    assert result.status is ReviewStatus.OK
+    notes = [f for f in result.findings if f.code == "citations_not_checked"]
+    assert len(notes) == 1 and f"{10_000 - MAX_CHECKED_LINKS} of 10000" in notes[0].message
+    dead = [f.message for f in result.findings if f.code == "dead_citation"]
+    assert len(dead) == MAX_CHECKED_LINKS * 4 // 5  # every checked one but the /ok links
+    assert sum("timeout" in m for m in dead) == MAX_CHECKED_LINKS // 5
+    assert sum("invalid_url" in m for m in dead) == 3 * MAX_CHECKED_LINKS // 5
+    assert (result.approved, result.score) == (False, 20.0)  # 100 x (1 - 40/50)

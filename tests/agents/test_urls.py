@@ -181,3 +181,35 @@ async def test_idn_and_bad_input_links(local_web):
 async def test_degenerate_content_never_raises(content):
     result = await review(draft(content))
     assert result.status is ReviewStatus.OK
+
+
+def _bad_link(i: int, web) -> str:
+    """One of the issue's bad links, distinct per i so de-duplication keeps them all."""
+    kinds = [
+        f"[slow]({web.url(f'/slow?i={i}')})",  # never answers within the timeout
+        f"[spaces](<https://exa mple.com/{i} x>)",
+        f"[ctrl](https://example.com/\x07{i})",
+        f"[idn](http://bücher{i}.example/)",  # IDN host that does not resolve
+        f"[malformed](http://[::1{i}/)",
+        f"[ok]({web.url(f'/ok?i={i}')})",
+    ]
+    return kinds[i % len(kinds)]
+
+
+@pytest.mark.timeout(30)
+async def test_ten_thousand_bad_links_are_findings_in_bounded_time(local_web):
+    web = local_web()
+    content = "\n".join(f"- {_bad_link(i, web)}" for i in range(10_000))
+    result = await review(draft(content))
+    assert result.status is ReviewStatus.OK
+    by_code: dict[str, list[str]] = {}
+    for f in result.findings:
+        by_code.setdefault(f.code, []).append(f.message)
+    (note,) = by_code.pop("links_not_checked")
+    assert f"{10_000 - MAX_CHECKED_LINKS} of 10000" in note
+    unreachable = " ".join(by_code["link_unreachable"])
+    assert "timeout" in unreachable and "dns" in unreachable
+    assert all("invalid_url" in m for m in by_code["dead_link"])
+    # the first MAX_CHECKED_LINKS are checked; spaces, ctrl and malformed ones are dead
+    assert len(by_code["dead_link"]) == sum(i % 6 in (1, 2, 4) for i in range(MAX_CHECKED_LINKS))
+    assert result.veto == f"{len(by_code['dead_link'])} dead links" and not result.approved
