@@ -156,14 +156,13 @@ def test_up_is_idempotent_concurrent_and_survives_a_crash(stack):
         assert sorted([a[service][1], b[service][1]]) == ["already running", "started"]
     assert len(stack.jvms()) == 1
 
-    started = time.monotonic()
+    # Reused, not restarted (no timed assertion: speed belongs in bench/).
     again = stack.run("up")
     assert again.returncode == 0
     assert {s: v for s, (_, v) in _pids(again.stdout).items()} == {
         "kafka": "already running",
         "postgres": "already running",
     }
-    assert time.monotonic() - started < 5
     env_file = (stack.cache / "devstack.env").read_text()
     assert f"KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:{stack.kafka_port}" in env_file
     assert f"@127.0.0.1:{stack.pg_port}/multiqa" in env_file
@@ -236,6 +235,27 @@ def test_postgres_port_taken_starts_nothing(stack):
 def test_no_java(stack):
     line = _one_error_line(stack.run("up", "--kafka-only", PATH="/nonexistent"))
     assert "java not found" in line and "openjdk-17" in line
+
+
+def test_no_java_on_a_full_up_starts_not_even_postgres(stack):
+    line = _one_error_line(stack.run("up", PATH="/nonexistent"))
+    assert "java not found" in line
+    assert stack.jvms() == [] and not stack.postgres_running()  # checked before anything started
+    assert port_is_free(stack.pg_port)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "why"),
+    [
+        ("MULTIQA_KAFKA_PORT", "kafka", "is not a port number"),
+        ("MULTIQA_PG_PORT", "70000", "is out of range"),
+        ("MULTIQA_START_TIMEOUT", "soon", "is not a number of seconds"),
+    ],
+)
+def test_bad_setting_is_one_line_naming_the_variable(stack, variable, value, why):
+    line = _one_error_line(stack.run("up", **{variable: value}))
+    assert variable in line and why in line
+    assert stack.jvms() == [] and not stack.postgres_running()
 
 
 def test_no_maven_when_jars_are_not_cached(bare_stack, tmp_path):
