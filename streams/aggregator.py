@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import copy
 import dataclasses
 import logging
 import time
@@ -97,6 +96,71 @@ def _unb64(text: str) -> bytes:
     return base64.b64decode(text.encode("ascii"))
 
 
+class _DecodedRecords:
+    """Records stored in entries (b64 Avro text) by that text: an entry's results are read on
+    every later event of the entry (is it settled yet?), and decoding them each time was a good
+    part of the aggregator's CPU. Keyed by the stored text itself, so an entry rewritten by
+    another worker or restored from the changelog can never be served another record."""
+
+    def __init__(self, capacity: int = 8192) -> None:
+        self._capacity = capacity
+        self._by_text: dict[str, Any] = {}
+
+    def remember(self, text: str, record: Any) -> None:
+        """`record` is what `text` decodes to (it was just encoded to it)."""
+        if len(self._by_text) >= self._capacity:
+            self._by_text.clear()  # entries live seconds to minutes: no LRU needed
+        self._by_text[text] = record
+
+    def get(self, text: str, record_type: type[Any]) -> Any:
+        record = self._by_text.get(text)
+        if type(record) is not record_type:
+            record = decode(_unb64(text), record_type)
+            self.remember(text, record)
+        return record
+
+    def clear(self) -> None:
+        self._by_text.clear()
+
+
+class _SettingsByVersion:
+    """`Settings` read back from entries' stored settings, reused while the stored values are
+    the same (compared in full: the version string alone is only a hint)."""
+
+    def __init__(self, capacity: int = 64) -> None:
+        self._capacity = capacity
+        self._by_version: dict[str, tuple[dict[str, Any], Settings]] = {}
+
+    def get(self, version: str, mapping: dict[str, Any]) -> Settings:
+        hit = self._by_version.get(version)
+        if hit is not None and hit[0] == mapping:
+            return hit[1]
+        settings = Settings.from_mapping(mapping)
+        if len(self._by_version) >= self._capacity:
+            self._by_version.clear()
+        self._by_version[version] = (dict(mapping), settings)
+        return settings
+
+    def clear(self) -> None:
+        self._by_version.clear()
+
+
+_DECODED = _DecodedRecords()
+_SETTINGS = _SettingsByVersion()
+
+
+def _stored_copy(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with its containers copied: the memory store hands out the stored dict itself, and
+    a change must not be visible before `_store` writes it (and sends it to the changelog). The
+    containers hold only strings and numbers, so one level of copying is a deep copy."""
+    copied = dict(data)
+    for name in _CONTAINERS:
+        value = copied.get(name)
+        if value is not None:
+            copied[name] = value.copy()
+    return copied
+
+
 @dataclass
 class Entry:
     """One draft version's aggregation state (stored as a JSON dict in the table)."""
@@ -121,27 +185,46 @@ class Entry:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:
-        return cls(**data)
+        """The entry stored as `data` (which it does not share any container with)."""
+        return cls(**_stored_copy(data))
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The entry as a JSON dict sharing no container with the entry (not dataclasses.asdict,
+        which copies recursively and was the aggregator's largest single cost)."""
+        return _stored_copy(self.__dict__)
 
     def pending(self) -> list[str]:
         return [name for name in self.expected if name not in self.results]
 
+    def add_result(self, result: ReviewerResult, *, late: bool = False) -> None:
+        text = _b64(encode(result))
+        _DECODED.remember(text, result)
+        (self.late if late else self.results)[result.reviewer] = text
+
     def counted_results(self) -> list[ReviewerResult]:
         """The first result of each expected reviewer."""
         return [
-            decode(_unb64(self.results[name]), ReviewerResult)
+            _DECODED.get(self.results[name], ReviewerResult)
             for name in self.expected
             if name in self.results
         ]
 
     def effective_settings(self) -> Settings:
-        return Settings.from_mapping(self.settings or {})
+        return _SETTINGS.get(self.settings_version, self.settings or {})
+
+    def set_decision(self, decision: QADecision) -> None:
+        self.decision = _b64(encode(decision))
+        _DECODED.remember(self.decision, decision)
 
     def decision_record(self) -> QADecision | None:
-        return None if self.decision is None else decode(_unb64(self.decision), QADecision)
+        if self.decision is None:
+            return None
+        record: QADecision = _DECODED.get(self.decision, QADecision)
+        return record
+
+
+# Entry fields holding a dict or a list (what `_stored_copy` copies).
+_CONTAINERS = ("draft", "expected", "settings", "results", "result_spans", "late")
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +378,9 @@ class Aggregator:
         self.clock = clock
         self.counts = {"decided": 0, "published": 0, "duplicates": 0, "late": 0, "timeouts": 0}
         self._nudged: dict[str, float] = {}
+        # The settings last in force, as stored in entries (mapping, version): reused for every
+        # draft while the settings do not change.
+        self._stored_settings: tuple[Settings, dict[str, Any], str] | None = None
         self._inputs = {config.drafts_topic, config.reviews_topic}
         self.table = _DurableTable(
             app,
@@ -383,9 +469,7 @@ class Aggregator:
 
     def _load(self, key: str) -> Entry | None:
         data = self.table.get(key)
-        # A copy: the memory store hands out the stored dict itself, and a change must not be
-        # visible before it is written (and sent to the changelog) by _store.
-        return None if data is None else Entry.from_json(copy.deepcopy(data))
+        return None if data is None else Entry.from_json(data)
 
     def _store(self, entry: Entry) -> None:
         self.table[entry.key] = entry.to_json()
@@ -409,9 +493,18 @@ class Aggregator:
         entry.arrived_at = now
         entry.deadline = now + timeout
         entry.expected = [spec.name for spec in self.roster if spec.enabled(settings)]
-        entry.settings = settings_to_mapping(settings)
-        entry.settings_version = settings.version()
+        entry.settings, entry.settings_version = self._stored(settings)
         await self._advance(entry)
+
+    def _stored(self, settings: Settings) -> tuple[dict[str, Any], str]:
+        last = self._stored_settings
+        if last is None or last[0] != settings:
+            last = self._stored_settings = (
+                settings,
+                settings_to_mapping(settings),
+                settings.version(),
+            )
+        return last[1], last[2]
 
     async def _on_result(self, result: ReviewerResult, headers: Any, partition: int) -> None:
         key = table_key(result.draft_id, result.version)
@@ -421,12 +514,12 @@ class Aggregator:
             self.counts["duplicates"] += 1
             return  # a re-delivered result changes nothing (and is not worth a changelog write)
         if entry.decision is not None:
-            entry.late[name] = _b64(encode(result))
+            entry.add_result(result, late=True)
             self.counts["late"] += 1
             log.info("late result from %s for decided %s", name, key)
             self._store(entry)
             return
-        entry.results[name] = _b64(encode(result))
+        entry.add_result(result)
         span = tracing.traceparent_of(headers)
         if span is not None:
             entry.result_spans[name] = span
@@ -485,7 +578,7 @@ class Aggregator:
             timed_out=decided_by == "timeout",
             early=decided_by == "settled" and bool(pending),
         )
-        entry.decision = _b64(encode(decision))
+        entry.set_decision(decision)
         entry.decided_by = decided_by
         entry.decided_at = self.clock()
         self._store(entry)

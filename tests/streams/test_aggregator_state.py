@@ -10,7 +10,7 @@ from faust.types import TP
 from agents.settings import Settings
 from schemas import Provider, ReviewerResult, encode
 from streams._offsets import MAX_SEEKS, RESEEK_SECONDS, InputOffsets, is_offset_key, offset_key
-from streams.aggregator import Entry, _b64, settings_to_mapping
+from streams.aggregator import _CONTAINERS, Entry, _b64, settings_to_mapping
 
 
 def test_settings_survive_the_changelog_round_trip_with_the_same_version():
@@ -107,3 +107,103 @@ async def test_offsets_resync_seeks_every_assigned_partition_once_per_generation
     assert seeks == [(TP("qa.reviews", 0), 3)]  # partition 1 has no stored offset yet
     await offsets.resync(assigned, generation=5)
     assert seeks == [(TP("qa.reviews", 0), 3)] * 2
+
+
+def _full_entry() -> Entry:
+    result = ReviewerResult("critic", True, 80.0, "ok", Provider.OLLAMA, draft_id="d", version=1)
+    entry = Entry(
+        key="d:1",
+        partition=0,
+        created_at=1.0,
+        draft={"draft_id": "d", "version": 1, "task_id": None, "title": "t"},
+        expected=["validator", "critic"],
+        settings=settings_to_mapping(Settings()),
+        settings_version=Settings().version(),
+        result_spans={"critic": "00-" + "a" * 32 + "-" + "b" * 16 + "-01"},
+    )
+    entry.add_result(result)
+    entry.add_result(result, late=True)
+    return entry
+
+
+def test_every_container_field_of_an_entry_is_copied_on_store_and_load():
+    entry = _full_entry()
+    containers = {k for k, v in vars(entry).items() if isinstance(v, dict | list)}
+    assert containers == set(_CONTAINERS)
+
+
+def test_a_stored_entry_shares_no_container_with_the_entry_it_came_from_or_goes_to():
+    """The memory store hands out the stored dict itself: a change to an entry must not reach the
+    table before `_store` writes (and sends) it."""
+    entry = _full_entry()
+    stored = entry.to_json()
+    snapshot = json.loads(json.dumps(stored))
+    for name in _CONTAINERS:
+        value = getattr(entry, name)
+        if isinstance(value, dict):
+            value["changed"] = "after the store"
+        else:
+            value.append("changed after the store")
+    assert stored == snapshot
+    loaded = Entry.from_json(stored)
+    for name in _CONTAINERS:
+        value = getattr(loaded, name)
+        if isinstance(value, dict):
+            value["changed"] = "after the load"
+        else:
+            value.append("changed after the load")
+    assert stored == snapshot
+
+
+def test_settings_are_reused_only_for_the_same_stored_values():
+    """Two entries claiming the same settings version with different stored values (an entry
+    written by other code) each get their own settings: the version is only a hint."""
+    strict = Settings(qa_final_score_threshold=90.0)
+    lenient = Settings(qa_final_score_threshold=10.0)
+    one = Entry("a:1", 0, 1.0, settings=settings_to_mapping(strict), settings_version="same")
+    two = Entry("b:1", 0, 1.0, settings=settings_to_mapping(lenient), settings_version="same")
+    assert one.effective_settings() == strict
+    assert two.effective_settings() == lenient
+    assert one.effective_settings() == strict
+    assert one.effective_settings() is one.effective_settings()  # reused while unchanged
+
+
+def test_stored_results_are_decoded_once_and_always_by_their_stored_text(monkeypatch):
+    import streams.aggregator as aggregator
+
+    decoded: list[type] = []
+    real_decode = aggregator.decode
+
+    def counting_decode(data, record_type):
+        decoded.append(record_type)
+        return real_decode(data, record_type)
+
+    monkeypatch.setattr(aggregator, "decode", counting_decode)
+    aggregator._DECODED.clear()
+    first = ReviewerResult("critic", True, 80.0, "ok", Provider.OLLAMA, draft_id="d", version=1)
+    other = ReviewerResult("critic", False, 20.0, "no", Provider.OLLAMA, draft_id="d", version=1)
+    entry = Entry("d:1", 0, 1.0, expected=["critic"])
+    entry.results["critic"] = _b64(encode(first))  # as read back from the changelog
+    for _ in range(3):
+        assert entry.counted_results() == [first]
+    assert decoded == [ReviewerResult]
+    # The same key rewritten (another worker, a restored changelog): the new text is read.
+    entry.results["critic"] = _b64(encode(other))
+    assert entry.counted_results() == [other]
+    entry.add_result(first)  # encoded here: remembered, not decoded again
+    assert entry.counted_results() == [first]
+    assert decoded == [ReviewerResult, ReviewerResult]
+
+
+def test_the_stored_settings_follow_a_settings_change():
+    from types import SimpleNamespace
+
+    from streams.aggregator import Aggregator
+
+    holder = SimpleNamespace(_stored_settings=None)
+    before, after = Settings(), Settings(qa_aggregate_timeout_seconds=5.0)
+    mapping, version = Aggregator._stored(holder, before)
+    assert (mapping, version) == (settings_to_mapping(before), before.version())
+    assert Aggregator._stored(holder, Settings())[1] == before.version()  # equal: reused
+    mapping, version = Aggregator._stored(holder, after)
+    assert (mapping, version) == (settings_to_mapping(after), after.version())
