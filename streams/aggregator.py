@@ -196,8 +196,12 @@ class Entry:
     def pending(self) -> list[str]:
         return [name for name in self.expected if name not in self.results]
 
-    def add_result(self, result: ReviewerResult, *, late: bool = False) -> None:
-        text = _b64(encode(result))
+    def add_result(
+        self, result: ReviewerResult, *, late: bool = False, encoded: bytes | None = None
+    ) -> None:
+        """Record `result`; `encoded`: the bytes it was decoded from, stored as they are
+        (encoding it again would give the same record, at a cost)."""
+        text = _b64(encode(result) if encoded is None else encoded)
         _DECODED.remember(text, result)
         (self.late if late else self.results)[result.reviewer] = text
 
@@ -460,7 +464,9 @@ class Aggregator:
         elif isinstance(value, DraftSubmitted):
             await self._on_draft(value, event.headers, message.partition)
         elif isinstance(value, ReviewerResult):
-            await self._on_result(value, event.headers, message.partition)
+            # The bytes it was decoded from are stored as they are (not encoded again).
+            raw = None if message.value is None else bytes(message.value)
+            await self._on_result(value, event.headers, message.partition, raw)
         else:  # a valid record of another type on one of our topics
             error = WrongRecordTypeError(
                 f"{type(value).__name__} on {message.topic!r} is not what the aggregator expects"
@@ -506,7 +512,9 @@ class Aggregator:
             )
         return last[1], last[2]
 
-    async def _on_result(self, result: ReviewerResult, headers: Any, partition: int) -> None:
+    async def _on_result(
+        self, result: ReviewerResult, headers: Any, partition: int, encoded: bytes | None = None
+    ) -> None:
         key = table_key(result.draft_id, result.version)
         entry = self._load(key) or Entry(key=key, partition=partition, created_at=self.clock())
         name = result.reviewer
@@ -514,12 +522,12 @@ class Aggregator:
             self.counts["duplicates"] += 1
             return  # a re-delivered result changes nothing (and is not worth a changelog write)
         if entry.decision is not None:
-            entry.add_result(result, late=True)
+            entry.add_result(result, late=True, encoded=encoded)
             self.counts["late"] += 1
             log.info("late result from %s for decided %s", name, key)
             self._store(entry)
             return
-        entry.add_result(result)
+        entry.add_result(result, encoded=encoded)
         span = tracing.traceparent_of(headers)
         if span is not None:
             entry.result_spans[name] = span

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from faust.types import TP
 
 from agents.settings import Settings
@@ -207,3 +208,16 @@ def test_the_stored_settings_follow_a_settings_change():
     assert Aggregator._stored(holder, Settings())[1] == before.version()  # equal: reused
     mapping, version = Aggregator._stored(holder, after)
     assert (mapping, version) == (settings_to_mapping(after), after.version())
+
+
+def test_a_result_is_stored_as_the_bytes_it_arrived_as(monkeypatch):
+    import streams.aggregator as aggregator
+    from streams.aggregator import _unb64
+
+    result = ReviewerResult("critic", True, 80.0, "ok", Provider.OLLAMA, draft_id="d", version=1)
+    raw = encode(result)
+    monkeypatch.setattr(aggregator, "encode", lambda record: pytest.fail("encoded again"))
+    entry = Entry("d:1", 0, 1.0, expected=["critic"])
+    entry.add_result(result, encoded=raw)
+    assert _unb64(entry.results["critic"]) == raw
+    assert entry.counted_results() == [result]
