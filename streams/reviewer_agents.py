@@ -36,7 +36,7 @@ from opentelemetry.trace import SpanKind
 
 from agents.base import ReviewerSpec, errored, run_reviewer, skipped
 from agents.settings import Settings
-from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult, encode
+from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult
 from streams import tracing
 from streams.deadletter import DeadLetters
 from streams.serde import Undecodable
@@ -241,11 +241,13 @@ class ReviewerAgent:
         """The reviewer's result, or "skipped: already decided" when the decision came first."""
         settings = await self.settings()
         key = (draft.draft_id, draft.version)
-        if self.spec.paid and key in self.decided:
+        if not self.spec.paid:
+            # Nothing cancels a free review: no task of its own to watch.
+            return await run_reviewer(self.spec, draft, settings, self.deps)
+        if key in self.decided:
             return await self._cancelled(draft, settings)
         task = asyncio.ensure_future(run_reviewer(self.spec, draft, settings, self.deps))
-        if self.spec.paid:
-            self.decided.track(key, task)
+        self.decided.track(key, task)
         try:
             # asyncio.wait: a cancelled review task comes back as done, while cancelling this
             # handler (shutdown) still raises here.
@@ -271,26 +273,27 @@ class ReviewerAgent:
     async def publish(self, result: ReviewerResult, headers: tracing.KafkaHeaders) -> None:
         """Publish and wait for the broker; a result the codec refuses becomes an error result
         (the reviewer still answers); a broker refusing it is retried until it takes it."""
-        try:
-            encode(result)
-        except CodecError as exc:
-            log.error("%s produced an invalid result: %s", self.spec.name, exc)
-            result = dataclasses.replace(
-                errored(self.spec.name, self.spec.provider, f"invalid result: {exc}"[:500]),
-                draft_id=result.draft_id,
-                version=result.version,
-                produced_at=result.produced_at,
-            )
         attempt = 0
+        replaced = False
         while True:
             try:
+                # The codec validates as it encodes (in send, before anything is queued).
                 fut = await self.topics.reviews.send(
                     key=result.draft_id, value=result, headers=headers
                 )
                 await fut
                 return
-            except CodecError:
-                raise
+            except CodecError as exc:
+                if replaced:
+                    raise  # the error result itself is refused: a bug, not the reviewer's
+                replaced = True
+                log.error("%s produced an invalid result: %s", self.spec.name, exc)
+                result = dataclasses.replace(
+                    errored(self.spec.name, self.spec.provider, f"invalid result: {exc}"[:500]),
+                    draft_id=result.draft_id,
+                    version=result.version,
+                    produced_at=result.produced_at,
+                )
             except Exception as exc:
                 delay = _PUBLISH_RETRY_SECONDS[min(attempt, len(_PUBLISH_RETRY_SECONDS) - 1)]
                 attempt += 1

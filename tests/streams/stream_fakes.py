@@ -14,6 +14,7 @@ from schemas import DraftSubmitted, Provider, ReviewerResult
 APPROVE = "approve"  # score `score`, approved
 HOLD = "hold"  # wait until released (or cancelled)
 NEVER = "never"  # wait forever (until cancelled)
+INVALID = "invalid"  # answer with a result the codec refuses (score 150)
 
 
 class Scripted:
@@ -69,4 +70,6 @@ class Scripted:
         except asyncio.CancelledError:
             self.cancelled.append(draft.draft_id)
             raise
+        if action == INVALID:
+            return ReviewerResult(self.name, True, 150.0, "out of range", self.provider)
         return ReviewerResult(self.name, True, self.score, "scripted approval", self.provider)

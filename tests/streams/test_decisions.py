@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 import pytest_asyncio
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from stream_fakes import HOLD, NEVER, Scripted
+from stream_fakes import HOLD, INVALID, NEVER, Scripted
 from stream_helpers import (
     TopicReader,
     delete_topics,
@@ -90,7 +90,13 @@ async def env(kafka_bootstrap, tmp_path_factory) -> AsyncIterator[Env]:
         "critic",
         Provider.OLLAMA,
         paid=True,
-        script={"never-": NEVER, "sc-": NEVER, "early-": NEVER, "hold-": HOLD},
+        script={
+            "never-": NEVER,
+            "sc-": NEVER,
+            "early-": NEVER,
+            "hold-": HOLD,
+            "invalid-": INVALID,
+        },
     )
     current = [Settings(qa_aggregate_timeout_seconds=60.0)]
 
@@ -381,3 +387,21 @@ async def _committed(env: Env, app, tp: TopicPartition) -> int:
         return (await consumer.committed(tp)) or 0
     finally:
         await consumer.stop()
+
+
+async def test_a_result_the_codec_refuses_is_published_as_an_error_result(env):
+    await env.submit("invalid-1")
+    decision = await env.decision("invalid-1")
+    (critic,) = [r for r in decision.reviews if r.reviewer == "critic"]
+    assert critic.status == ReviewStatus.ERROR
+    assert "invalid result" in critic.feedback and "score must be within 0-100" in critic.feedback
+
+    def critic_results(values: list) -> list[ReviewerResult]:
+        return [
+            v
+            for v in values
+            if isinstance(v, ReviewerResult) and (v.draft_id, v.reviewer) == ("invalid-1", "critic")
+        ]
+
+    published = critic_results(await env.reviews.wait_for(critic_results))
+    assert [r.status for r in published] == [ReviewStatus.ERROR]  # answered once, as an error
