@@ -12,6 +12,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 
@@ -152,6 +153,8 @@ class Settings:
     extra: Mapping[str, str] = field(default_factory=dict, metadata={"doc": "Other keys."})
 
     def __post_init__(self) -> None:
+        # A read-only copy: the memoised version() must not go stale through the caller's dict.
+        object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
         for f in dataclasses.fields(self):
             lo, hi = f.metadata.get("min"), f.metadata.get("max")
             value = getattr(self, f.name)
@@ -195,11 +198,18 @@ class Settings:
         return tuple(_split(self.qa_url_allowlist))
 
     def version(self) -> str:
-        """A short stable hash of the effective settings (recorded in every decision)."""
-        payload = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        payload["extra"] = dict(sorted(self.extra.items()))
-        blob = json.dumps(payload, sort_keys=True, default=str).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        """A short stable hash of the effective settings (recorded in every decision).
+
+        Computed once per instance: every reviewer result and decision asks for it, and settings
+        never change after construction (`extra` is a read-only view)."""
+        cached: str | None = self.__dict__.get("_version")
+        if cached is None:
+            payload = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+            payload["extra"] = dict(sorted(self.extra.items()))
+            blob = json.dumps(payload, sort_keys=True, default=str).encode()
+            cached = hashlib.sha256(blob).hexdigest()[:16]
+            object.__setattr__(self, "_version", cached)  # frozen: not a field, a memo
+        return cached
 
     @classmethod
     def describe(cls) -> list[tuple[str, Any, str]]:

@@ -67,3 +67,17 @@ def test_describe_lists_every_setting_with_a_doc() -> None:
     keys = [key for key, _, _ in described]
     assert "extra" not in keys and len(keys) == len(set(keys))
     assert {"qa_aggregate_timeout_seconds", "content_validator_max_chars"} <= set(keys)
+
+
+def test_version_is_memoised_and_cannot_go_stale() -> None:
+    extra = {"content_validator_disabled_rules.tech": "filler_phrase"}
+    settings = Settings.from_mapping(extra)
+    first = settings.version()
+    extra["content_validator_disabled_rules.tech"] = "buzzwords"  # the caller's dict, not ours
+    assert settings.version() == first
+    with pytest.raises(TypeError):
+        settings.extra["x"] = "y"  # type: ignore[index]
+    changed = settings.with_overrides(qa_gate_weight=0.5)
+    assert changed.version() != first
+    assert Settings.from_mapping(extra).version() != first
+    assert Settings().version() == Settings().version()
