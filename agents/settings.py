@@ -178,6 +178,14 @@ class Settings:
             kwargs[key] = _parse(key, f.default, raw)
         return cls(**kwargs, extra=extra)
 
+    def to_mapping(self) -> dict[str, Any]:
+        """Plain values (extra keys included) that `from_mapping` reads back to equal settings."""
+        values: dict[str, Any] = {
+            f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra"
+        }
+        values.update(self.extra)
+        return values
+
     def with_overrides(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
 

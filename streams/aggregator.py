@@ -37,13 +37,11 @@ Every event's changelog writes are delivered before the event is acknowledged.
 from __future__ import annotations
 
 import asyncio
-import base64
-import dataclasses
 import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import faust
@@ -56,14 +54,16 @@ from agents.base import ReviewerSpec
 from agents.settings import Settings
 from schemas import (
     DraftSubmitted,
-    QADecision,
     ReviewerResult,
     WrongRecordTypeError,
-    decode,
-    encode,
     utc_now,
 )
 from streams import tracing
+from streams._entry import (
+    TABLE_NAME,
+    Entry,
+    table_key,
+)
 from streams._offsets import InputOffsets, is_offset_key
 from streams.config import StreamConfig
 from streams.deadletter import DeadLetters
@@ -71,164 +71,6 @@ from streams.serde import EventSchema, Undecodable
 from streams.topics import Topics, misrouted
 
 log = logging.getLogger("multiqa.streams")
-
-TABLE_NAME = "drafts"
-
-
-def table_key(draft_id: str, version: int) -> str:
-    return f"{draft_id}:{version}"
-
-
-def settings_to_mapping(settings: Settings) -> dict[str, Any]:
-    """Settings as plain values that `Settings.from_mapping` reads back to equal settings."""
-    values = {
-        f.name: getattr(settings, f.name) for f in dataclasses.fields(settings) if f.name != "extra"
-    }
-    values.update(settings.extra)
-    return values
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
-def _unb64(text: str) -> bytes:
-    return base64.b64decode(text.encode("ascii"))
-
-
-class _DecodedRecords:
-    """Records stored in entries (b64 Avro text) by that text: an entry's results are read on
-    every later event of the entry (is it settled yet?), and decoding them each time was a good
-    part of the aggregator's CPU. Keyed by the stored text itself, so an entry rewritten by
-    another worker or restored from the changelog can never be served another record."""
-
-    def __init__(self, capacity: int = 8192) -> None:
-        self._capacity = capacity
-        self._by_text: dict[str, Any] = {}
-
-    def remember(self, text: str, record: Any) -> None:
-        """`record` is what `text` decodes to (it was just encoded to it)."""
-        if len(self._by_text) >= self._capacity:
-            self._by_text.clear()  # entries live seconds to minutes: no LRU needed
-        self._by_text[text] = record
-
-    def get(self, text: str, record_type: type[Any]) -> Any:
-        record = self._by_text.get(text)
-        if type(record) is not record_type:
-            record = decode(_unb64(text), record_type)
-            self.remember(text, record)
-        return record
-
-    def clear(self) -> None:
-        self._by_text.clear()
-
-
-class _SettingsByVersion:
-    """`Settings` read back from entries' stored settings, reused while the stored values are
-    the same (compared in full: the version string alone is only a hint)."""
-
-    def __init__(self, capacity: int = 64) -> None:
-        self._capacity = capacity
-        self._by_version: dict[str, tuple[dict[str, Any], Settings]] = {}
-
-    def get(self, version: str, mapping: dict[str, Any]) -> Settings:
-        hit = self._by_version.get(version)
-        if hit is not None and hit[0] == mapping:
-            return hit[1]
-        settings = Settings.from_mapping(mapping)
-        if len(self._by_version) >= self._capacity:
-            self._by_version.clear()
-        self._by_version[version] = (dict(mapping), settings)
-        return settings
-
-    def clear(self) -> None:
-        self._by_version.clear()
-
-
-_DECODED = _DecodedRecords()
-_SETTINGS = _SettingsByVersion()
-
-
-def _stored_copy(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` with its containers copied: the memory store hands out the stored dict itself, and
-    a change must not be visible before `_store` writes it (and sends it to the changelog). The
-    containers hold only strings and numbers, so one level of copying is a deep copy."""
-    copied = dict(data)
-    for name in _CONTAINERS:
-        value = copied.get(name)
-        if value is not None:
-            copied[name] = value.copy()
-    return copied
-
-
-@dataclass
-class Entry:
-    """One draft version's aggregation state (stored as a JSON dict in the table)."""
-
-    key: str
-    partition: int
-    created_at: float
-    draft: dict[str, Any] | None = None  # draft_id, version, task_id, title: what decisions need
-    traceparent: str | None = None  # the submission span's
-    arrived_at: float | None = None
-    deadline: float | None = None
-    expected: list[str] = field(default_factory=list)
-    settings: dict[str, Any] | None = None
-    settings_version: str = ""
-    results: dict[str, str] = field(default_factory=dict)  # reviewer -> b64 Avro, first one counts
-    result_spans: dict[str, str] = field(default_factory=dict)  # reviewer -> traceparent
-    late: dict[str, str] = field(default_factory=dict)  # results that came after the decision
-    decision: str | None = None  # b64 Avro QADecision, stored before it is published
-    decided_by: str | None = None  # "complete" | "settled" | "timeout"
-    decided_at: float | None = None
-    published: bool = False
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Entry:
-        """The entry stored as `data` (which it does not share any container with)."""
-        return cls(**_stored_copy(data))
-
-    def to_json(self) -> dict[str, Any]:
-        """The entry as a JSON dict sharing no container with the entry (not dataclasses.asdict,
-        which copies recursively and was the aggregator's largest single cost)."""
-        return _stored_copy(self.__dict__)
-
-    def pending(self) -> list[str]:
-        return [name for name in self.expected if name not in self.results]
-
-    def add_result(
-        self, result: ReviewerResult, *, late: bool = False, encoded: bytes | None = None
-    ) -> None:
-        """Record `result`; `encoded`: the bytes it was decoded from, stored as they are
-        (encoding it again would give the same record, at a cost)."""
-        text = _b64(encode(result) if encoded is None else encoded)
-        _DECODED.remember(text, result)
-        (self.late if late else self.results)[result.reviewer] = text
-
-    def counted_results(self) -> list[ReviewerResult]:
-        """The first result of each expected reviewer."""
-        return [
-            _DECODED.get(self.results[name], ReviewerResult)
-            for name in self.expected
-            if name in self.results
-        ]
-
-    def effective_settings(self) -> Settings:
-        return _SETTINGS.get(self.settings_version, self.settings or {})
-
-    def set_decision(self, decision: QADecision) -> None:
-        self.decision = _b64(encode(decision))
-        _DECODED.remember(self.decision, decision)
-
-    def decision_record(self) -> QADecision | None:
-        if self.decision is None:
-            return None
-        record: QADecision = _DECODED.get(self.decision, QADecision)
-        return record
-
-
-# Entry fields holding a dict or a list (what `_stored_copy` copies).
-_CONTAINERS = ("draft", "expected", "settings", "results", "result_spans", "late")
 
 
 @dataclass(frozen=True, slots=True)
@@ -507,7 +349,7 @@ class Aggregator:
         if last is None or last[0] != settings:
             last = self._stored_settings = (
                 settings,
-                settings_to_mapping(settings),
+                settings.to_mapping(),
                 settings.version(),
             )
         return last[1], last[2]

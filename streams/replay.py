@@ -275,14 +275,12 @@ async def _base_settings(config: StreamConfig, use_database: bool) -> Settings:
 def _with_overrides(settings: Settings, overrides: dict[str, str]) -> Settings:
     if not overrides:
         return settings
-    from streams.aggregator import settings_to_mapping
-
     unknown = sorted(k for k in overrides if k not in Settings.__dataclass_fields__)
     if unknown:
         raise SettingsError(
             f"unknown setting(s) {', '.join(unknown)} (see `multiqa settings list`)"
         )
-    return Settings.from_mapping({**settings_to_mapping(settings), **overrides})
+    return Settings.from_mapping({**settings.to_mapping(), **overrides})
 
 
 async def _rescore_command(args: argparse.Namespace) -> int:

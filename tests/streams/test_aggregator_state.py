@@ -10,8 +10,8 @@ from faust.types import TP
 
 from agents.settings import Settings
 from schemas import Provider, ReviewerResult, encode
+from streams._entry import _CONTAINERS, Entry, _b64
 from streams._offsets import MAX_SEEKS, RESEEK_SECONDS, InputOffsets, is_offset_key, offset_key
-from streams.aggregator import _CONTAINERS, Entry, _b64, settings_to_mapping
 
 
 def test_settings_survive_the_changelog_round_trip_with_the_same_version():
@@ -21,7 +21,7 @@ def test_settings_survive_the_changelog_round_trip_with_the_same_version():
         qa_required_to_pass="urls,citations",
         extra={"content_validator_disabled_rules.tech": "filler_intro"},
     )
-    stored = json.loads(json.dumps(settings_to_mapping(settings)))
+    stored = json.loads(json.dumps(settings.to_mapping()))
     restored = Settings.from_mapping(stored)
     assert restored == settings
     assert restored.version() == settings.version()
@@ -36,7 +36,7 @@ def test_entry_round_trips_through_json_and_counts_only_expected_reviewers():
         created_at=1.0,
         expected=["validator", "critic"],
         results={"critic": _b64(encode(result)), "vision": _b64(encode(extra))},
-        settings=settings_to_mapping(Settings()),
+        settings=Settings().to_mapping(),
     )
     again = Entry.from_json(json.loads(json.dumps(entry.to_json())))
     assert again == entry
@@ -118,7 +118,7 @@ def _full_entry() -> Entry:
         created_at=1.0,
         draft={"draft_id": "d", "version": 1, "task_id": None, "title": "t"},
         expected=["validator", "critic"],
-        settings=settings_to_mapping(Settings()),
+        settings=Settings().to_mapping(),
         settings_version=Settings().version(),
         result_spans={"critic": "00-" + "a" * 32 + "-" + "b" * 16 + "-01"},
     )
@@ -161,8 +161,8 @@ def test_settings_are_reused_only_for_the_same_stored_values():
     written by other code) each get their own settings: the version is only a hint."""
     strict = Settings(qa_final_score_threshold=90.0)
     lenient = Settings(qa_final_score_threshold=10.0)
-    one = Entry("a:1", 0, 1.0, settings=settings_to_mapping(strict), settings_version="same")
-    two = Entry("b:1", 0, 1.0, settings=settings_to_mapping(lenient), settings_version="same")
+    one = Entry("a:1", 0, 1.0, settings=strict.to_mapping(), settings_version="same")
+    two = Entry("b:1", 0, 1.0, settings=lenient.to_mapping(), settings_version="same")
     assert one.effective_settings() == strict
     assert two.effective_settings() == lenient
     assert one.effective_settings() == strict
@@ -170,17 +170,17 @@ def test_settings_are_reused_only_for_the_same_stored_values():
 
 
 def test_stored_results_are_decoded_once_and_always_by_their_stored_text(monkeypatch):
-    import streams.aggregator as aggregator
+    import streams._entry as entries
 
     decoded: list[type] = []
-    real_decode = aggregator.decode
+    real_decode = entries.decode
 
     def counting_decode(data, record_type):
         decoded.append(record_type)
         return real_decode(data, record_type)
 
-    monkeypatch.setattr(aggregator, "decode", counting_decode)
-    aggregator._DECODED.clear()
+    monkeypatch.setattr(entries, "decode", counting_decode)
+    entries._DECODED.clear()
     first = ReviewerResult("critic", True, 80.0, "ok", Provider.OLLAMA, draft_id="d", version=1)
     other = ReviewerResult("critic", False, 20.0, "no", Provider.OLLAMA, draft_id="d", version=1)
     entry = Entry("d:1", 0, 1.0, expected=["critic"])
@@ -204,19 +204,19 @@ def test_the_stored_settings_follow_a_settings_change():
     holder = SimpleNamespace(_stored_settings=None)
     before, after = Settings(), Settings(qa_aggregate_timeout_seconds=5.0)
     mapping, version = Aggregator._stored(holder, before)
-    assert (mapping, version) == (settings_to_mapping(before), before.version())
+    assert (mapping, version) == (before.to_mapping(), before.version())
     assert Aggregator._stored(holder, Settings())[1] == before.version()  # equal: reused
     mapping, version = Aggregator._stored(holder, after)
-    assert (mapping, version) == (settings_to_mapping(after), after.version())
+    assert (mapping, version) == (after.to_mapping(), after.version())
 
 
 def test_a_result_is_stored_as_the_bytes_it_arrived_as(monkeypatch):
-    import streams.aggregator as aggregator
-    from streams.aggregator import _unb64
+    import streams._entry as entries
+    from streams._entry import _unb64
 
     result = ReviewerResult("critic", True, 80.0, "ok", Provider.OLLAMA, draft_id="d", version=1)
     raw = encode(result)
-    monkeypatch.setattr(aggregator, "encode", lambda record: pytest.fail("encoded again"))
+    monkeypatch.setattr(entries, "encode", lambda record: pytest.fail("encoded again"))
     entry = Entry("d:1", 0, 1.0, expected=["critic"])
     entry.add_result(result, encoded=raw)
     assert _unb64(entry.results["critic"]) == raw
