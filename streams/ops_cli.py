@@ -263,7 +263,7 @@ async def aggregator_view(web: str, draft_id: str, versions: Sequence[int]) -> l
     what was recorded either way."""
     import httpx
 
-    from streams.aggregator import TABLE_NAME, table_key
+    from streams._entry import TABLE_NAME, table_key
 
     lines: list[str] = []
     async with httpx.AsyncClient(base_url=web.rstrip("/"), timeout=5.0) as client:

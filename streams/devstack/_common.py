@@ -42,8 +42,9 @@ def _env_port(name: str, default: int) -> int:
     try:
         port = int(raw)
     except ValueError:
-        raise DevStackError(f"{name}={raw!r} is not a port number; set it to an integer "
-                            "between 1024 and 65535") from None
+        raise DevStackError(
+            f"{name}={raw!r} is not a port number; set it to an integer between 1024 and 65535"
+        ) from None
     if not 0 < port < 65536:
         raise DevStackError(f"{name}={port} is out of range; set it between 1024 and 65535")
     return port
@@ -58,8 +59,9 @@ def _env_seconds(name: str, default: float) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 3600:
-        raise DevStackError(f"{name}={raw!r} is not a number of seconds; set it between 1 and "
-                            "3600 or unset it")
+        raise DevStackError(
+            f"{name}={raw!r} is not a number of seconds; set it between 1 and 3600 or unset it"
+        )
     return value
 
 
@@ -203,8 +205,9 @@ class PidRecord:
 def write_pid_file(path: Path, pid: int, marker: str) -> PidRecord:
     start = process_start_time(pid)
     if start is None:
-        raise DevStackError(f"process {pid} exited right after it was started; see the logs "
-                            f"beside {path}")
+        raise DevStackError(
+            f"process {pid} exited right after it was started; see the logs beside {path}"
+        )
     record = PidRecord(pid=pid, start_time=start, marker=marker)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(dataclasses.asdict(record)))
@@ -216,8 +219,9 @@ def read_pid_file(path: Path) -> PidRecord | None:
     """The live process recorded in path; a stale or unreadable pid file is removed."""
     try:
         data = json.loads(path.read_text())
-        record = PidRecord(pid=int(data["pid"]), start_time=int(data["start_time"]),
-                           marker=str(data["marker"]))
+        record = PidRecord(
+            pid=int(data["pid"]), start_time=int(data["start_time"]), marker=str(data["marker"])
+        )
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError):

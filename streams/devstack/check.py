@@ -61,8 +61,9 @@ async def postgres_round_trip(dsn: str) -> tuple[str, float]:
             "(id uuid PRIMARY KEY, note text NOT NULL, at timestamptz NOT NULL DEFAULT now())"
         )
         row_id = uuid.uuid4()
-        await conn.execute("INSERT INTO devstack_check (id, note) VALUES ($1, $2)",
-                           row_id, "round trip")
+        await conn.execute(
+            "INSERT INTO devstack_check (id, note) VALUES ($1, $2)", row_id, "round trip"
+        )
         note = await conn.fetchval("SELECT note FROM devstack_check WHERE id = $1", row_id)
         if note != "round trip":
             raise RuntimeError(f"read back {note!r}")

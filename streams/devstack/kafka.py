@@ -85,8 +85,10 @@ def find_java() -> str:
             [java, "-version"], capture_output=True, text=True, timeout=30, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise DevStackError(f"running `{java} -version` failed ({exc}); repair the Java "
-                            "installation or point JAVA_HOME at a working JDK 17+") from None
+        raise DevStackError(
+            f"running `{java} -version` failed ({exc}); repair the Java "
+            "installation or point JAVA_HOME at a working JDK 17+"
+        ) from None
     match = re.search(r'version "(\d+)(?:\.(\d+))?', probe.stderr + probe.stdout)
     if match:
         major = int(match.group(1))
@@ -108,8 +110,10 @@ def ensure_jars(settings: Settings) -> Path:
         return libs
     pom = settings.deploy_dir / "pom.xml"
     if not pom.is_file():
-        raise DevStackError(f"{pom} is missing; run multiqa from its git checkout "
-                            "(deploy/local holds the Kafka pom)")
+        raise DevStackError(
+            f"{pom} is missing; run multiqa from its git checkout "
+            "(deploy/local holds the Kafka pom)"
+        )
     mvn = shutil.which("mvn")
     if mvn is None:
         raise DevStackError(
@@ -121,17 +125,31 @@ def ensure_jars(settings: Settings) -> Path:
     tmp = dist / "libs.partial"
     shutil.rmtree(tmp, ignore_errors=True)
     log = dist / "download.log"
-    print(f"multiqa dev: downloading Apache Kafka {settings.kafka_version} jars from Maven "
-          f"Central into {libs} (first run only, log: {log})", flush=True)
+    print(
+        f"multiqa dev: downloading Apache Kafka {settings.kafka_version} jars from Maven "
+        f"Central into {libs} (first run only, log: {log})",
+        flush=True,
+    )
     cmd = [
-        mvn, "-B", "-f", str(pom), "dependency:copy-dependencies",
-        f"-DoutputDirectory={tmp}", "-DincludeScope=runtime",
+        mvn,
+        "-B",
+        "-f",
+        str(pom),
+        "dependency:copy-dependencies",
+        f"-DoutputDirectory={tmp}",
+        "-DincludeScope=runtime",
         f"-Dkafka.version={settings.kafka_version}",
     ]
     with open(log, "w") as out:
         try:
-            proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT,  # noqa: S603
-                                  stdin=subprocess.DEVNULL, timeout=900, check=False)
+            proc = subprocess.run(  # noqa: S603 (our own argv)
+                cmd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                timeout=900,
+                check=False,
+            )
             code: int | str = proc.returncode
         except subprocess.TimeoutExpired:
             code = "timeout after 900s"
@@ -151,8 +169,11 @@ def ensure_jars(settings: Settings) -> Path:
 
 
 def _mvn_reason(log: Path) -> str:
-    errors = [line.removeprefix("[ERROR]").strip() for line in last_lines(log, 400)
-              if line.startswith("[ERROR]") and line.removeprefix("[ERROR]").strip()]
+    errors = [
+        line.removeprefix("[ERROR]").strip()
+        for line in last_lines(log, 400)
+        if line.startswith("[ERROR]") and line.removeprefix("[ERROR]").strip()
+    ]
     if not errors:
         return "no error message, see the log"
     reason = errors[0]
@@ -162,8 +183,12 @@ def _mvn_reason(log: Path) -> str:
 def render_properties(settings: Settings) -> Path:
     template = (settings.deploy_dir / "server.properties.template").read_text()
     home = _home(settings)
-    values = {"host": HOST, "port": settings.kafka_port,
-              "controller_port": settings.controller_port, "data_dir": home / "data"}
+    values = {
+        "host": HOST,
+        "port": settings.kafka_port,
+        "controller_port": settings.controller_port,
+        "data_dir": home / "data",
+    }
     text = template
     for key, value in values.items():
         text = text.replace("{" + key + "}", str(value))
@@ -190,7 +215,8 @@ def _java_cmd(java: str, settings: Settings, libs: Path, *jvm_opts: str) -> list
         "-Djava.awt.headless=true",
         f"-Dlog4j2.configurationFile={settings.deploy_dir / 'log4j2.properties'}",
         f"-Dkafka.logs.dir={home / 'logs'}",
-        "-cp", f"{libs}/*",
+        "-cp",
+        f"{libs}/*",
     ]
 
 
@@ -199,15 +225,30 @@ def _format_storage(java: str, settings: Settings, libs: Path, props: Path) -> N
     if (data / "meta.properties").is_file():
         return
     data.mkdir(parents=True, exist_ok=True)
-    cmd = [*_java_cmd(java, settings, libs), "kafka.tools.StorageTool", "format",
-           "--ignore-formatted", f"--cluster-id={_cluster_id()}", "--config", str(props)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,  # noqa: S603
-                          check=False, stdin=subprocess.DEVNULL)
+    cmd = [
+        *_java_cmd(java, settings, libs),
+        "kafka.tools.StorageTool",
+        "format",
+        "--ignore-formatted",
+        f"--cluster-id={_cluster_id()}",
+        "--config",
+        str(props),
+    ]
+    proc = subprocess.run(  # noqa: S603 (our own argv)
+        cmd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
     if proc.returncode != 0:
         lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
         reason = lines[-1].strip() if lines else f"exit {proc.returncode}"
-        raise DevStackError(f"formatting Kafka storage in {data} failed ({reason}); delete "
-                            f"{_home(settings)} and run `multiqa dev up` again")
+        raise DevStackError(
+            f"formatting Kafka storage in {data} failed ({reason}); delete "
+            f"{_home(settings)} and run `multiqa dev up` again"
+        )
 
 
 def metadata_ok(port: int, host: str = HOST, timeout: float = 2.0) -> bool:
@@ -263,8 +304,9 @@ def check_prerequisites(settings: Settings) -> None:
     if not (libs_dir(settings) / ".complete").is_file() and shutil.which("mvn") is None:
         ensure_jars(settings)  # raises the "mvn not found" error
     require_free_port(settings.kafka_port, "Kafka", "MULTIQA_KAFKA_PORT")
-    require_free_port(settings.controller_port, "the Kafka controller",
-                      "MULTIQA_KAFKA_CONTROLLER_PORT")
+    require_free_port(
+        settings.controller_port, "the Kafka controller", "MULTIQA_KAFKA_CONTROLLER_PORT"
+    )
 
 
 def start(settings: Settings) -> KafkaInfo:
@@ -280,46 +322,74 @@ def start(settings: Settings) -> KafkaInfo:
                 "unset MULTIQA_KAFKA_PORT"
             )
         _wait_ready(settings, record)
-        return KafkaInfo(bootstrap=bootstrap, pid=record.pid,
-                         version=str(meta.get("version", "?")), started=False)
+        return KafkaInfo(
+            bootstrap=bootstrap,
+            pid=record.pid,
+            version=str(meta.get("version", "?")),
+            started=False,
+        )
 
     java = find_java()
     libs = ensure_jars(settings)
     require_free_port(settings.kafka_port, "Kafka", "MULTIQA_KAFKA_PORT")
-    require_free_port(settings.controller_port, "the Kafka controller",
-                      "MULTIQA_KAFKA_CONTROLLER_PORT")
+    require_free_port(
+        settings.controller_port, "the Kafka controller", "MULTIQA_KAFKA_CONTROLLER_PORT"
+    )
     home = _home(settings)
     (home / "logs").mkdir(parents=True, exist_ok=True)
     props = render_properties(settings)
     _format_storage(java, settings, libs, props)
 
     cmd = [
-        *_java_cmd(java, settings, libs, f"-Xmx{settings.kafka_heap}", "-Xms128m",
-                   "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:+ExitOnOutOfMemoryError",
-                   *os.environ.get("MULTIQA_KAFKA_JVM_OPTS", "").split()),
-        "kafka.Kafka", str(props),
+        *_java_cmd(
+            java,
+            settings,
+            libs,
+            f"-Xmx{settings.kafka_heap}",
+            "-Xms128m",
+            "-XX:+UseG1GC",
+            "-XX:MaxGCPauseMillis=20",
+            "-XX:+ExitOnOutOfMemoryError",
+            *os.environ.get("MULTIQA_KAFKA_JVM_OPTS", "").split(),
+        ),
+        "kafka.Kafka",
+        str(props),
     ]
     stdout_log = home / "logs" / "stdout.log"
     with open(stdout_log, "ab") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,  # noqa: S603
-                                stdin=subprocess.DEVNULL, start_new_session=True,
-                                close_fds=True, cwd=home)
+        proc = subprocess.Popen(  # noqa: S603 (our own argv)
+            cmd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            cwd=home,
+        )
     try:
         record = write_pid_file(_pid_file(settings), proc.pid, _marker(settings))
-        _meta_file(settings).write_text(json.dumps({
-            "version": settings.kafka_version, "port": settings.kafka_port,
-            "controller_port": settings.controller_port, "started_at": time.time(),
-        }))
+        _meta_file(settings).write_text(
+            json.dumps(
+                {
+                    "version": settings.kafka_version,
+                    "port": settings.kafka_port,
+                    "controller_port": settings.controller_port,
+                    "started_at": time.time(),
+                }
+            )
+        )
         _wait_ready(settings, record, proc)
     except BaseException:
         stop_process(settings, proc.pid)
         raise
-    return KafkaInfo(bootstrap=bootstrap, pid=proc.pid, version=settings.kafka_version,
-                     started=True)
+    return KafkaInfo(
+        bootstrap=bootstrap, pid=proc.pid, version=settings.kafka_version, started=True
+    )
 
 
-def _wait_ready(settings: Settings, record: PidRecord,
-                proc: subprocess.Popen[bytes] | None = None) -> None:
+def _wait_ready(
+    settings: Settings, record: PidRecord, proc: subprocess.Popen[bytes] | None = None
+) -> None:
     deadline = time.monotonic() + settings.start_timeout
     while time.monotonic() < deadline:
         if metadata_ok(settings.kafka_port):

@@ -28,8 +28,7 @@ class StackInfo:
         return lines
 
 
-def up(*, kafka: bool = True, postgres: bool = True,
-       settings: Settings | None = None) -> StackInfo:
+def up(*, kafka: bool = True, postgres: bool = True, settings: Settings | None = None) -> StackInfo:
     """Start (or reuse) the requested services; returns where they listen."""
     settings = settings or Settings.from_env()
     with stack_lock(settings):
@@ -50,8 +49,9 @@ def up(*, kafka: bool = True, postgres: bool = True,
     return StackInfo(kafka=kafka_info, postgres=pg_info)
 
 
-def down(*, kafka: bool = True, postgres: bool = True,
-         settings: Settings | None = None) -> list[str]:
+def down(
+    *, kafka: bool = True, postgres: bool = True, settings: Settings | None = None
+) -> list[str]:
     """Stop what `up` started from this cache dir; returns the names of the stopped services."""
     settings = settings or Settings.from_env()
     stopped = []

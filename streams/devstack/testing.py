@@ -99,8 +99,10 @@ def _kafka_container() -> Iterator[str]:
         deadline = time.monotonic() + 120
         while not kafka_mod.metadata_ok(port, host=host):
             if time.monotonic() > deadline:
-                raise DevStackError(f"the {image} container did not answer on {host}:{port} "
-                                    "within 120s; check `docker logs` of the container")
+                raise DevStackError(
+                    f"the {image} container did not answer on {host}:{port} "
+                    "within 120s; check `docker logs` of the container"
+                )
             time.sleep(0.5)
         yield f"{host}:{port}"
     finally:
@@ -130,8 +132,9 @@ def _postgres_container() -> Iterator[str]:
     from testcontainers.postgres import PostgresContainer
 
     image = os.environ.get(POSTGRES_IMAGE_ENV, "").strip() or "postgres:15"
-    container: Any = PostgresContainer(image, username=pg_mod.ROLE, password=pg_mod.PASSWORD,
-                                       dbname=pg_mod.DB_NAME, driver=None)
+    container: Any = PostgresContainer(
+        image, username=pg_mod.ROLE, password=pg_mod.PASSWORD, dbname=pg_mod.DB_NAME, driver=None
+    )
     container.start()
     try:
         yield str(container.get_connection_url())

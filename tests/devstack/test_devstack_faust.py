@@ -13,8 +13,9 @@ from aiokafka.structs import TopicPartition
 
 
 async def _read_all(bootstrap: str, topic: str, count: int) -> list:
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                auto_offset_reset="earliest")
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest"
+    )
     await consumer.start()
     try:
         consumer.assign([TopicPartition(topic, 0)])
@@ -29,8 +30,9 @@ async def _read_all(bootstrap: str, topic: str, count: int) -> list:
         await consumer.stop()
 
 
-async def test_faust_agent_table_round_trip(kafka_bootstrap, unique_topics, create_topics,
-                                           tmp_path):
+async def test_faust_agent_table_round_trip(
+    kafka_bootstrap, unique_topics, create_topics, tmp_path
+):
     source_name, sink_name = unique_topics("in"), unique_topics("out")
     await create_topics(source_name, sink_name)
     app_id = f"multiqa-test-{uuid.uuid4().hex[:8]}"
@@ -65,7 +67,9 @@ async def test_faust_agent_table_round_trip(kafka_bootstrap, unique_topics, crea
         out = await _read_all(kafka_bootstrap, sink_name, 3)
         # str keys are sent raw, values as JSON
         assert [(r.key.decode(), json.loads(r.value)) for r in out] == [
-            ("a", "x:1"), ("b", "y:1"), ("a", "z:2"),
+            ("a", "x:1"),
+            ("b", "y:1"),
+            ("a", "z:2"),
         ]
         assert counts["a"] == 2 and counts["b"] == 1
     finally:

@@ -36,8 +36,9 @@ async def test_produce_and_consume_keyed_messages(kafka_bootstrap, unique_topics
     finally:
         await producer.stop()
 
-    consumer = AIOKafkaConsumer(bootstrap_servers=kafka_bootstrap, enable_auto_commit=False,
-                                auto_offset_reset="earliest")
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=kafka_bootstrap, enable_auto_commit=False, auto_offset_reset="earliest"
+    )
     await consumer.start()
     try:
         tps = [TopicPartition(topic, p) for p in range(3)]
@@ -52,12 +53,14 @@ async def test_produce_and_consume_keyed_messages(kafka_bootstrap, unique_topics
     assert per_key == [b"v1", b"v5", b"v9"]  # order is kept within a key
 
 
-async def test_transactional_producer_commit_and_abort(kafka_bootstrap, unique_topics,
-                                                        create_topics):
+async def test_transactional_producer_commit_and_abort(
+    kafka_bootstrap, unique_topics, create_topics
+):
     topic = unique_topics("tx")
     await create_topics(topic)
-    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap,
-                                transactional_id=f"multiqa-test-{uuid.uuid4()}")
+    producer = AIOKafkaProducer(
+        bootstrap_servers=kafka_bootstrap, transactional_id=f"multiqa-test-{uuid.uuid4()}"
+    )
     await producer.start()
     try:
         async with producer.transaction():
@@ -74,8 +77,12 @@ async def test_transactional_producer_commit_and_abort(kafka_bootstrap, unique_t
     tp = TopicPartition(topic, 0)
     seen = {}
     for isolation in ("read_committed", "read_uncommitted"):
-        consumer = AIOKafkaConsumer(bootstrap_servers=kafka_bootstrap, isolation_level=isolation,
-                                    enable_auto_commit=False, auto_offset_reset="earliest")
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=kafka_bootstrap,
+            isolation_level=isolation,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+        )
         await consumer.start()
         try:
             consumer.assign([tp])
@@ -84,12 +91,12 @@ async def test_transactional_producer_commit_and_abort(kafka_bootstrap, unique_t
             await consumer.stop()
     assert seen["read_committed"] == [b"committed-1", b"committed-2", b"committed-3"]
     # The aborted record really reached the log; only read_committed hides it.
-    assert seen["read_uncommitted"] == [b"committed-1", b"committed-2", b"aborted",
-                                        b"committed-3"]
+    assert seen["read_uncommitted"] == [b"committed-1", b"committed-2", b"aborted", b"committed-3"]
 
 
-async def test_consumer_group_offset_commit_survives_restart(kafka_bootstrap, unique_topics,
-                                                             create_topics):
+async def test_consumer_group_offset_commit_survives_restart(
+    kafka_bootstrap, unique_topics, create_topics
+):
     topic = unique_topics("group")
     group = f"{topic}-group"
     await create_topics(topic)
@@ -104,9 +111,15 @@ async def test_consumer_group_offset_commit_survives_restart(kafka_bootstrap, un
     tp = TopicPartition(topic, 0)
 
     def consumer() -> AIOKafkaConsumer:
-        return AIOKafkaConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
-                                enable_auto_commit=False, auto_offset_reset="earliest",
-                                session_timeout_ms=10000, heartbeat_interval_ms=1000)
+        return AIOKafkaConsumer(
+            topic,
+            bootstrap_servers=kafka_bootstrap,
+            group_id=group,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            session_timeout_ms=10000,
+            heartbeat_interval_ms=1000,
+        )
 
     first = consumer()
     await first.start()
