@@ -19,6 +19,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "streams.ops_cli",
     "streams.worker",
     "streams.replay",
+    "streams.models_cli",
 )
 
 
