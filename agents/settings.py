@@ -10,18 +10,33 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 
 class SettingsError(ValueError):
-    """A setting has a value of the wrong type or outside its range."""
+    """A setting has a value of the wrong type, outside its range, of the wrong kind (not a URL,
+    an unknown provider, ...), or contradicting another setting. str(error) is one line naming
+    the key."""
 
 
-def _f(default: Any, doc: str, lo: float | None = None, hi: float | None = None) -> Any:
-    return field(default=default, metadata={"doc": doc, "min": lo, "max": hi})
+# The model providers a `provider/model` setting may name: THE registry (agents.llm reads it as
+# KNOWN_PROVIDERS). A provider is one line here plus its backend in agents/llm.
+MODEL_PROVIDERS: tuple[str, ...] = (
+    "ollama",
+    "anthropic",
+    # "openai",  <- issue 14 adds this line together with its backend
+)
+
+
+def _f(
+    default: Any, doc: str, lo: float | None = None, hi: float | None = None, *, kind: str = ""
+) -> Any:
+    """A setting: its default, its doc line, its range (numbers) and, for text, the `kind` of
+    value the write-time validator accepts (see `_KIND_CHECKS`; "" is free text)."""
+    return field(default=default, metadata={"doc": doc, "min": lo, "max": hi, "kind": kind})
 
 
 @dataclass(frozen=True)
@@ -44,19 +59,25 @@ class Settings:
         40.0, "Score spread between reviewers that flags needs_human_review.", 0, 100
     )
     qa_required_to_pass: str = _f(
-        "urls", "Comma-separated reviewers whose disapproval vetoes the draft."
+        "urls", "Comma-separated reviewers whose disapproval vetoes the draft.", kind="reviewers"
     )
     qa_aggregate_timeout_seconds: float = _f(
         300.0, "Stream: decide with what has arrived after this long.", 0.1, 86400
     )
     # --- critic ------------------------------------------------------------------------------
     qa_critic_enabled: bool = _f(True, "Run the LLM critic.")
-    pipeline_critic_model: str = _f("ollama/gemma3:27b", "Primary critic, provider/model.")
+    pipeline_critic_model: str = _f(
+        "ollama/gemma3:27b", "Primary critic, provider/model.", kind="model"
+    )
     qa_fallback_critic_model: str = _f(
-        "ollama/gemma3:27b", "Critic used when the primary fails, provider/model."
+        "ollama/gemma3:27b",
+        "Critic used when the primary fails, provider/model (empty: none).",
+        kind="model_or_empty",
     )
     qa_thinking_models: str = _f(
-        "qwen3,glm-4.7,deepseek-r1,qwq,qwen3-vl", "Comma-separated thinking-model name prefixes."
+        "qwen3,glm-4.7,deepseek-r1,qwq,qwen3-vl",
+        "Comma-separated thinking-model name prefixes.",
+        kind="names",
     )
     qa_thinking_model_max_tokens: int = _f(8000, "Token budget for thinking models.", 1, 1_000_000)
     qa_standard_max_tokens: int = _f(1500, "Token budget for other models.", 1, 1_000_000)
@@ -66,9 +87,11 @@ class Settings:
         24000, "Content window shown to the critic.", 100, 10_000_000
     )
     qa_critic_max_sources: int = _f(10, "Research sources shown to the critic.", 0, 1000)
-    ollama_base_url: str = _f("http://127.0.0.1:11434", "Ollama server.")
+    ollama_base_url: str = _f("http://127.0.0.1:11434", "Ollama server.", kind="url")
     ollama_health_timeout_seconds: float = _f(5.0, "Ollama health-check timeout.", 0.1, 120)
-    anthropic_base_url: str = _f("", "Anthropic API base URL (empty: the SDK default).")
+    anthropic_base_url: str = _f(
+        "", "Anthropic API base URL (empty: the SDK default).", kind="url_or_empty"
+    )
     electricity_rate_kwh: float = _f(0.15, "USD per kWh for local-model energy cost.", 0, 100)
     local_model_watts: float = _f(350.0, "Power draw assumed for local model calls.", 0, 100000)
     llm_health_cache_seconds: float = _f(
@@ -80,7 +103,9 @@ class Settings:
     # --- LLM gates -----------------------------------------------------------------------------
     qa_consistency_enabled: bool = _f(True, "Run the internal-consistency gate.")
     qa_topic_delivery_enabled: bool = _f(True, "Run the topic-delivery gate.")
-    qa_gate_model: str = _f("", "Model for LLM gates (empty: pipeline_critic_model).")
+    qa_gate_model: str = _f(
+        "", "Model for LLM gates (empty: pipeline_critic_model).", kind="model_or_empty"
+    )
     qa_gate_max_tokens: int = _f(600, "Token budget of LLM gates.", 1, 1_000_000)
     qa_gate_timeout_seconds: float = _f(60.0, "Timeout of LLM gate calls.", 0.1, 3600)
     qa_gate_retry_backoff_seconds: float = _f(
@@ -103,15 +128,25 @@ class Settings:
     qa_citation_concurrency: int = _f(5, "Concurrent citation checks.", 1, 100)
     qa_url_verify_enabled: bool = _f(True, "Check every external link resolves.")
     qa_url_allowlist: str = _f(
-        "", "Comma-separated hosts/CIDRs the URL guard may reach despite being internal."
+        "",
+        "Comma-separated hosts/CIDRs the URL guard may reach despite being internal.",
+        kind="hosts",
     )
     qa_fetch_max_redirects: int = _f(5, "Redirect hops the URL guard follows.", 0, 50)
     qa_fetch_max_bytes: int = _f(65536, "Bytes read from a fetched body.", 0, 64 * 1024 * 1024)
-    site_url: str = _f("", "The publishing site's URL (self-links are not external).")
-    site_domain: str = _f("", "The publishing site's domain (self-links are not external).")
+    site_url: str = _f(
+        "", "The publishing site's URL (self-links are not external).", kind="url_or_empty"
+    )
+    site_domain: str = _f(
+        "",
+        "The publishing site's domain (self-links are not external).",
+        kind="host_or_empty",
+    )
     # --- vision --------------------------------------------------------------------------------
     qa_vision_check_enabled: bool = _f(False, "Judge inline images' relevance.")
-    qa_vision_model: str = _f("ollama/qwen3-vl:30b", "Vision model for image relevance.")
+    qa_vision_model: str = _f(
+        "ollama/qwen3-vl:30b", "Vision model for image relevance.", kind="model"
+    )
     qa_vision_max_images: int = _f(3, "Images judged per draft.", 0, 100)
     qa_vision_pass_threshold: float = _f(60.0, "Average image score to pass.", 0, 100)
     qa_vision_num_predict: int = _f(1024, "Output budget of vision calls.", 1, 1_000_000)
@@ -122,17 +157,21 @@ class Settings:
         8 * 1024 * 1024, "Largest image downloaded for the vision gate.", 1024, 1 << 30
     )
     qa_preview_screenshot_enabled: bool = _f(False, "Screenshot the rendered preview and judge it.")
-    qa_preview_vision_model: str = _f("ollama/qwen3-vl:30b", "Vision model for the preview.")
+    qa_preview_vision_model: str = _f(
+        "ollama/qwen3-vl:30b", "Vision model for the preview.", kind="model"
+    )
     qa_preview_pass_threshold: float = _f(70.0, "Preview score to pass.", 0, 100)
     qa_preview_viewport_width: int = _f(1280, "Screenshot viewport width.", 100, 10000)
     qa_preview_viewport_height: int = _f(1024, "Screenshot viewport height.", 100, 10000)
-    qa_preview_browser_path: str = _f("/usr/bin/chromium", "Chromium executable for Playwright.")
+    qa_preview_browser_path: str = _f(
+        "/usr/bin/chromium", "Chromium executable for Playwright.", kind="path"
+    )
     qa_preview_timeout_seconds: float = _f(
         30.0, "Time allowed to load and screenshot the preview page.", 0.1, 600
     )
     # --- validator -----------------------------------------------------------------------------
     content_validator_disabled_rules: str = _f(
-        "", "Comma-separated validator rule codes to switch off (all niches)."
+        "", "Comma-separated validator rule codes to switch off (all niches).", kind="rule_codes"
     )
     content_validator_max_chars: int = _f(
         200_000,
@@ -261,3 +300,75 @@ def _parse(key: str, default: Any, raw: Any) -> Any:
             raise SettingsError(f"setting {key}={raw!r} is not a finite number")
         return value
     return str(raw)
+
+
+# --- write-time validation ------------------------------------------------------------------------
+# Every path that writes or applies settings (`multiqa settings set|unset`, `rescore --set`,
+# SettingsService, the demo) goes through `validate_value` per key and `apply_overrides` /
+# `check_combination` for the result, so a value that would break a reviewer at use time is
+# refused when it is written, in one line naming the key.
+
+NICHE_RULES_PREFIX = "content_validator_disabled_rules."
+
+CrossKeyRule = Callable[["Settings"], "str | None"]
+_CROSS_KEY_RULES: list[CrossKeyRule] = []
+
+
+def cross_key_rule(rule: CrossKeyRule) -> CrossKeyRule:
+    """Register a rule over several keys (e.g. a veto threshold above the approval threshold):
+    it returns None when `settings` are fine, else one line naming the keys involved."""
+    _CROSS_KEY_RULES.append(rule)
+    return rule
+
+
+def check_combination(settings: Settings) -> None:
+    """Raise SettingsError when the settings contradict each other (every registered rule)."""
+    problems = [p for rule in _CROSS_KEY_RULES if (p := rule(settings))]
+    if problems:
+        raise SettingsError("; ".join(problems))
+
+
+def validate_value(key: str, value: Any) -> str:
+    """The canonical text to store for `key`, or SettingsError (one line naming the key): an
+    unknown key, a value of the wrong type, out of range, or not of the setting's kind."""
+    from agents import _setting_kinds as kinds
+
+    key = key.strip()
+    f = _FIELDS.get(key)
+    if f is not None:
+        parsed = _parse(key, f.default, value)
+        if isinstance(parsed, str):
+            parsed = kinds.check(f.metadata.get("kind", ""), key, parsed)
+        Settings(**{key: parsed})  # the range checks of __post_init__
+        return to_text(parsed)
+    if key.startswith(NICHE_RULES_PREFIX):
+        kinds.check_niche(key[len(NICHE_RULES_PREFIX) :], key)
+        return kinds.check("rule_codes", key, str(value))
+    raise SettingsError(
+        f"unknown setting {key!r} (see `multiqa settings list`; per-niche rule switches are "
+        f"{NICHE_RULES_PREFIX}<niche>)"
+    )
+
+
+def is_known_key(key: str) -> bool:
+    """A key multiqa reads (a setting, or a per-niche rule switch)."""
+    key = key.strip()
+    return key in _FIELDS or key.startswith(NICHE_RULES_PREFIX)
+
+
+def apply_overrides(base: Settings, changes: Mapping[str, Any]) -> Settings:
+    """`base` with `changes` (key -> value, as text or typed) applied, each validated by
+    `validate_value`, then the combination checked by the cross-key rules."""
+    texts = {key.strip(): validate_value(key, value) for key, value in changes.items()}
+    result = Settings.from_mapping({**base.to_mapping(), **texts})
+    check_combination(result)
+    return result
+
+
+def to_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Settings) if f.name != "extra"}

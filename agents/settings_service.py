@@ -4,8 +4,9 @@
     settings = await service.get()           # cached for ttl_seconds
     await service.set("qa_critic_weight", "0.5")   # validated before it is written
 
-`set` refuses unknown keys (except the per-niche `content_validator_disabled_rules.<niche>`) and
-invalid values with the SettingsError message, so a bad value never reaches the table through
+`set` and `unset` refuse unknown keys (except the per-niche rule switches
+`content_validator_disabled_rules.<niche>`) and invalid values or combinations with the message of
+the one write-time validator (agents.settings), so a bad value never reaches the table through
 multiqa. A bad value written by hand (plain SQL) is skipped with a warning and its default used:
 one broken row must not stop every review. If the database is unreachable, the last settings read
 are served (stale beats none); only a first read with no database raises.
@@ -15,19 +16,35 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from agents.settings import Settings, SettingsError
+from agents.settings import (
+    NICHE_RULES_PREFIX,
+    Settings,
+    SettingsError,
+    apply_overrides,
+    check_combination,
+    is_known_key,
+    to_text,
+    validate_value,
+)
 
 log = logging.getLogger("multiqa.settings")
 
-NICHE_RULES_PREFIX = "content_validator_disabled_rules."
-_NICHE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-_RULE_KEYS = ("content_validator_disabled_rules",)
+__all__ = [
+    "NICHE_RULES_PREFIX",
+    "SettingInfo",
+    "SettingsService",
+    "settings_from_rows",
+    "to_text",
+    "validate_setting",
+]
+
+# The one validator lives in agents.settings; this name is its historical spelling here.
+validate_setting = validate_value
 
 
 @dataclass(frozen=True)
@@ -43,72 +60,14 @@ def _known_fields() -> dict[str, Any]:
     return {f.name: f for f in fields(Settings) if f.name != "extra"}
 
 
-def to_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def validate_setting(key: str, value: Any) -> str:
-    """The canonical text to store for `key`, or SettingsError saying why it is refused."""
-    key = key.strip()
-    known = _known_fields()
-    if key in known:
-        parsed = getattr(Settings.from_mapping({key: value}), key)
-        if key in _RULE_KEYS:
-            _check_rule_codes(key, str(parsed))
-        if key == "qa_required_to_pass":
-            _check_reviewer_names(key, str(parsed))
-        return to_text(parsed)
-    if key.startswith(NICHE_RULES_PREFIX):
-        niche = key[len(NICHE_RULES_PREFIX) :]
-        if not _NICHE.match(niche):
-            raise SettingsError(
-                f"setting {key!r}: niche must be 1-64 lowercase letters, digits, '_' or '-'"
-            )
-        _check_rule_codes(key, str(value))
-        return ",".join(_codes(str(value)))
-    raise SettingsError(
-        f"unknown setting {key!r} (see `multiqa settings list`; per-niche rule switches are "
-        f"{NICHE_RULES_PREFIX}<niche>)"
-    )
-
-
-def _codes(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
-def _check_rule_codes(key: str, value: str) -> None:
-    from agents.validator import rule_codes
-
-    known = rule_codes()
-    unknown = [code for code in _codes(value) if code not in known]
-    if unknown:
-        raise SettingsError(
-            f"setting {key}: unknown validator rule(s) {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(known))}"
-        )
-
-
-def _check_reviewer_names(key: str, value: str) -> None:
-    from agents.base import REVIEWER_NAMES
-
-    unknown = [name for name in _codes(value) if name not in REVIEWER_NAMES]
-    if unknown:
-        raise SettingsError(
-            f"setting {key}: unknown reviewer(s) {', '.join(unknown)}; "
-            f"known: {', '.join(REVIEWER_NAMES)}"
-        )
-
-
 def settings_from_rows(rows: Mapping[str, str]) -> Settings:
     """Settings from app_settings rows; invalid rows are skipped (logged) and default."""
     good: dict[str, str] = {}
     for key, value in rows.items():
         try:
-            validate_setting(key, value)
+            validate_value(key, value)
         except SettingsError as exc:
-            if key in _known_fields() or key.startswith(NICHE_RULES_PREFIX):
+            if is_known_key(key):
                 log.warning("app_settings row ignored, default used: %s", exc)
                 continue
             # Keys multiqa does not know (other tools share the table) are carried in `extra`.
@@ -155,27 +114,47 @@ class SettingsService:
 
     async def overrides(self) -> dict[str, str]:
         """The raw app_settings rows (key -> text value)."""
-        rows = await self.pool.fetch("SELECT key, value FROM app_settings ORDER BY key")
-        return {str(r["key"]): str(r["value"]) for r in rows}
+        return await _rows(self.pool)
 
     async def set(self, key: str, value: Any) -> str:
         """Validate and store an override; returns the stored (canonical) text."""
-        key = key.strip()
-        text = validate_setting(key, value)
-        await self.pool.execute(
-            "INSERT INTO app_settings (key, value, updated_at) VALUES ($1, $2, now())"
-            " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()",
-            key,
-            text,
-        )
+        return (await self.set_many({key: value}))[key.strip()]
+
+    async def set_many(self, changes: Mapping[str, Any]) -> dict[str, str]:
+        """Validate and store several overrides at once (all or none); returns the stored texts.
+
+        Each value is checked on its own, then the settings they make together with the other
+        overrides by the cross-key rules; the table is locked meanwhile, so two writers cannot
+        each pass the rules and together break them."""
+        texts = {key.strip(): validate_value(key, value) for key, value in changes.items()}
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("LOCK TABLE app_settings IN SHARE ROW EXCLUSIVE MODE")
+            apply_overrides(settings_from_rows(await _rows(conn)), texts)
+            for key, text in texts.items():
+                await conn.execute(
+                    "INSERT INTO app_settings (key, value, updated_at) VALUES ($1, $2, now())"
+                    " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()",
+                    key,
+                    text,
+                )
         self.invalidate()
-        return text
+        return texts
 
     async def unset(self, key: str) -> bool:
-        """Remove an override (back to the default); False when there was none."""
-        status = await self.pool.execute("DELETE FROM app_settings WHERE key = $1", key.strip())
+        """Remove an override (back to the default); False when there was none. An unknown key,
+        or a removal that leaves contradicting settings, is a SettingsError."""
+        key = key.strip()
+        if not is_known_key(key):
+            raise SettingsError(f"unknown setting {key!r} (see `multiqa settings list`)")
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("LOCK TABLE app_settings IN SHARE ROW EXCLUSIVE MODE")
+            rows = await _rows(conn)
+            if key not in rows:
+                return False
+            check_combination(settings_from_rows({k: v for k, v in rows.items() if k != key}))
+            await conn.execute("DELETE FROM app_settings WHERE key = $1", key)
         self.invalidate()
-        return str(status).endswith(" 1")
+        return True
 
     async def get_value(self, key: str) -> str:
         """One effective value as text; SettingsError for an unknown key."""
@@ -207,3 +186,8 @@ class SettingsService:
             if key.startswith(NICHE_RULES_PREFIX)
         )
         return infos
+
+
+async def _rows(conn: Any) -> dict[str, str]:
+    rows = await conn.fetch("SELECT key, value FROM app_settings ORDER BY key")
+    return {str(r["key"]): str(r["value"]) for r in rows}

@@ -29,7 +29,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaConnectionError
 
 from agents.aggregate import build_decision
-from agents.settings import Settings, SettingsError
+from agents.settings import Settings, SettingsError, apply_overrides, validate_value
 from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult, decode, encode
 from streams._command import (
     CommandError,
@@ -273,14 +273,8 @@ async def _base_settings(config: StreamConfig, use_database: bool) -> Settings:
 
 
 def _with_overrides(settings: Settings, overrides: dict[str, str]) -> Settings:
-    if not overrides:
-        return settings
-    unknown = sorted(k for k in overrides if k not in Settings.__dataclass_fields__)
-    if unknown:
-        raise SettingsError(
-            f"unknown setting(s) {', '.join(unknown)} (see `multiqa settings list`)"
-        )
-    return Settings.from_mapping({**settings.to_mapping(), **overrides})
+    # The same write-time validator as `multiqa settings set` (agents.settings).
+    return apply_overrides(settings, overrides) if overrides else settings
 
 
 async def _rescore_command(args: argparse.Namespace) -> int:
@@ -291,6 +285,8 @@ async def _rescore_command(args: argparse.Namespace) -> int:
             "the publisher acts on what it reads there; pick another topic"
         )
     overrides = parse_overrides(args.set or ())
+    for key, value in overrides.items():  # refused before the broker or database is asked
+        validate_value(key, value)
     settings = _with_overrides(await _base_settings(config, not args.defaults), overrides)
     report = await rescore_topics(
         config, settings, progress=lambda m: print(m, file=sys.stderr, flush=True)

@@ -1,8 +1,10 @@
 """`multiqa settings get|set|unset|list`: read and change the app_settings overrides.
 
-Values are validated by agents.settings_service before they are written (an unknown key, a weight
-of -1 or a threshold of 500 is refused with the reason). `list --defaults --markdown` needs no
-database: it prints the table of every setting and its default that the README carries.
+Values are validated by the one write-time validator (agents.settings) before they are written: an
+unknown key, a weight of -1, a threshold of 500, a CIDR /33, an unknown model provider or a URL
+that is not one is refused in one line naming the key, before the database is even reached.
+`list --defaults --markdown` needs no database: it prints the table of every setting and its
+default that the README carries.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from agents.settings import Settings
+from agents.settings import Settings, SettingsError, is_known_key, validate_value
 from agents.settings_service import SettingInfo, SettingsService, to_text
 from streams._command import (
     connect_database,
@@ -37,6 +39,7 @@ async def _get(args: argparse.Namespace) -> int:
 
 
 async def _set(args: argparse.Namespace) -> int:
+    validate_value(args.key, args.value)  # a bad value needs no database to be refused
     async with _service(args) as service:
         stored = await service.set(args.key, args.value)
     print(f"{args.key} = {stored}")
@@ -44,6 +47,8 @@ async def _set(args: argparse.Namespace) -> int:
 
 
 async def _unset(args: argparse.Namespace) -> int:
+    if not is_known_key(args.key):
+        raise SettingsError(f"unknown setting {args.key!r} (see `multiqa settings list`)")
     async with _service(args) as service:
         removed = await service.unset(args.key)
     print(f"{args.key}: {'back to its default' if removed else 'had no override'}")

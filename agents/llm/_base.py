@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypedDict
 
+from agents.settings import MODEL_PROVIDERS
+
 
 class ChatMessage(TypedDict):
     role: Literal["system", "user", "assistant"]
@@ -94,7 +96,8 @@ class ModelRef:
         return f"{self.provider}/{self.name}"
 
 
-KNOWN_PROVIDERS = ("ollama", "anthropic")
+# The one registry of providers (a new one is a line there plus its backend here).
+KNOWN_PROVIDERS = MODEL_PROVIDERS
 
 
 def model_ref(spec: str) -> ModelRef:

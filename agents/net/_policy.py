@@ -72,8 +72,8 @@ class Allowlist:
     @classmethod
     def parse(cls, entries: Iterable[str]) -> Allowlist:
         """Parse `qa_url_allowlist` entries: `host.name`, `.domain` (and its subdomains), an IP
-        or a CIDR. A malformed CIDR raises ValueError naming it: a typo must not silently widen
-        or narrow what the guard lets through."""
+        or a CIDR. A malformed CIDR or host name raises ValueError naming it: a typo must not
+        silently widen or narrow what the guard lets through."""
         hosts: set[str] = set()
         suffixes: list[str] = []
         networks: list[IPNetwork] = []
@@ -93,10 +93,15 @@ class Allowlist:
                     ) from None
             if entry.startswith("*."):
                 entry = entry[1:]
+            name = _idna(entry.removeprefix("."))
+            if not _HOST_CHARS.match(name):
+                raise ValueError(
+                    f"qa_url_allowlist entry {raw!r} is not a host name, .domain, IP or CIDR"
+                )
             if entry.startswith("."):
-                suffixes.append(_idna(entry[1:]))
+                suffixes.append(name)
             else:
-                hosts.add(_idna(entry))
+                hosts.add(name)
         return cls(frozenset(hosts), tuple(suffixes), tuple(networks))
 
     def allows_host(self, host: str) -> bool:

@@ -142,3 +142,38 @@ def test_validate_setting_and_rows_without_database() -> None:
     with pytest.raises(SettingsError):
         validate_setting("qa_temperature", "3")
     assert settings_from_rows({"qa_temperature": "0.7"}).qa_temperature == 0.7
+
+
+async def test_unset_of_an_unknown_key_is_an_error(db: Any) -> None:
+    with pytest.raises(SettingsError, match="unknown setting 'no_such_setting'"):
+        await SettingsService(db).unset("no_such_setting")
+
+
+async def test_cross_key_rules_guard_set_and_unset(
+    db: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents import settings as settings_mod
+
+    monkeypatch.setattr(settings_mod, "_CROSS_KEY_RULES", [])
+
+    @settings_mod.cross_key_rule
+    def veto_below_approval(s: Settings) -> str | None:
+        if s.qa_consistency_veto_threshold > s.qa_final_score_threshold:
+            return "qa_consistency_veto_threshold is above qa_final_score_threshold"
+        return None
+
+    service = SettingsService(db)
+    with pytest.raises(SettingsError, match="above qa_final_score_threshold"):
+        await service.set("qa_final_score_threshold", "40")
+    assert await db.fetchval("SELECT count(*) FROM app_settings") == 0  # nothing half-written
+    stored = await service.set_many(
+        {"qa_final_score_threshold": "40", "qa_consistency_veto_threshold": "30"}
+    )
+    assert stored == {"qa_final_score_threshold": "40.0", "qa_consistency_veto_threshold": "30.0"}
+    # Removing the lower veto threshold would bring back the default 50 > 40: refused, kept.
+    with pytest.raises(SettingsError, match="above"):
+        await service.unset("qa_consistency_veto_threshold")
+    assert (await service.get()).qa_consistency_veto_threshold == 30
+    # A hand-written bad row is ignored as on read; it does not block other writes.
+    await db.execute("INSERT INTO app_settings (key, value) VALUES ('qa_gate_weight', '-5')")
+    assert await service.set("qa_critic_weight", "0.5") == "0.5"

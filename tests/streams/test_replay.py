@@ -218,7 +218,11 @@ async def test_rescore_command_publishes_elsewhere_only(
     ("argv", "message"),
     [
         (["--set", "qa_final_score_threshold=500"], "outside [0, 100]"),
-        (["--set", "no_such_setting=1"], "unknown setting(s) no_such_setting"),
+        (["--set", "no_such_setting=1"], "unknown setting 'no_such_setting'"),
+        # The same validator as `multiqa settings set`: reviewer names, CIDRs, providers.
+        (["--set", "qa_required_to_pass=critik"], "unknown reviewer(s) critik"),
+        (["--set", "qa_url_allowlist=10.0.0.0/33"], "not a valid IP or CIDR"),
+        (["--set", "pipeline_critic_model=openai/gpt-4o"], "unknown provider 'openai'"),
         (["--set", "qa_critic_weight"], "expected KEY=VALUE"),
     ],
 )

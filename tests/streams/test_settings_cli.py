@@ -45,6 +45,12 @@ def test_set_get_unset_list(pg_dsn: str, capsys: pytest.CaptureFixture[str]) -> 
         (["set", "qa_final_score_threshold", "500"], "outside"),
         (["set", "no_such_key", "1"], "unknown setting"),
         (["get", "no_such_key"], "unknown setting"),
+        (["unset", "no_such_key"], "unknown setting 'no_such_key'"),
+        (["set", "qa_url_allowlist", "10.0.0.0/33"], "not a valid IP or CIDR"),
+        (["set", "pipeline_critic_model", ""], "pipeline_critic_model is empty"),
+        (["set", "pipeline_critic_model", "openai/gpt-4o"], "unknown provider 'openai'"),
+        (["set", "ollama_base_url", "not a url"], "ollama_base_url='not a url' is not"),
+        (["set", "qa_required_to_pass", "critik"], "unknown reviewer(s) critik"),
     ],
 )
 def test_refusals_are_one_line_errors(
@@ -55,6 +61,31 @@ def test_refusals_are_one_line_errors(
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"multiqa settings {argv[0]}: error:") and message in err
     assert "\n" not in err
+    if argv[0] in ("set", "unset"):
+        assert _rows(pg_dsn) == {}  # nothing written
+
+
+def _rows(dsn: str) -> dict[str, str]:
+    async def run() -> dict[str, str]:
+        conn = await asyncpg.connect(dsn)
+        try:
+            return {r["key"]: r["value"] for r in await conn.fetch("SELECT * FROM app_settings")}
+        finally:
+            await conn.close()
+
+    return asyncio.run(run())
+
+
+def test_bad_values_are_refused_before_any_database(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No database anywhere (an unreachable one, to be sure): the value alone is refused.
+    monkeypatch.setenv("MULTIQA_DATABASE_URL", "postgresql://u:p@127.0.0.1:9/none")
+    assert main(["settings", "set", "qa_url_allowlist", "10.0.0.0/33"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "qa_url_allowlist" in err and "PostgreSQL" not in err
+    assert main(["settings", "unset", "no_such_key"]) == 1
+    assert "unknown setting" in capsys.readouterr().err
 
 
 def test_unreachable_database(capsys: pytest.CaptureFixture[str]) -> None:
