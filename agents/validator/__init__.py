@@ -17,13 +17,18 @@ from agents.settings import Settings
 
 # Importing the family modules registers their rules (order = report order for equal offsets).
 from agents.validator import (  # noqa: F401
-    _artifacts,
     _citations,
-    _fabrication,
+    _company,
+    _experience,
     _facts,
     _injection,
+    _leaks,
+    _people,
+    _placeholders,
     _shape,
+    _statistics,
     _style,
+    _truncation,
 )
 from agents.validator._core import Rule, ValidationReport, rules, validate
 from schemas.records import DraftSubmitted, Finding, Provider, ReviewerResult, Severity

@@ -1,4 +1,4 @@
-"""Warnings: citation artifacts, unlinked citations, leaked internal paths, code density."""
+"""Warnings: citation artifacts, leaked internal paths, code density."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from agents.validator._core import Context, Hit, rule
-from agents.validator._text import paragraph_has_source, word_matches
+from agents.validator._text import word_matches
 from schemas.records import Severity
 
 FAMILY = "citations"
@@ -42,38 +42,6 @@ def citation_artifact(ctx: Context) -> Iterator[Hit]:
     found += word_matches(_CHAT_CITE, text)
     for match in sorted(found, key=lambda m: m.start()):
         yield Hit(match.start(), match.end(), f"citation artifact {match.group(0)[:40]!r}")
-
-
-_ACCORDING_TO = re.compile(r"according to ")
-_NAMED_SOURCE = re.compile(r"(?:the )?(?:[A-Z][\w&.'\u2019-]{1,30} ){0,3}[A-Z][\w&.'\u2019-]{1,30}")
-_SOURCE_IN_PARENS = re.compile(r"\((?:source|via|sources)\s?:\s?[^)\n]{1,80}\)")
-_SOURCE_LINE = re.compile(
-    r"^ {0,3}(?:\*\*)?(?:sources?|references?)(?:\*\*)? ?:(?:\*\*)?[ \t]+\S[^\n]{0,300}$",
-    re.MULTILINE,
-)
-_SOURCE_WORDS = frozenset({"source", "sources", "via", "reference", "references"})
-
-
-@rule(
-    "unlinked_citation",
-    Severity.WARNING,
-    FAMILY,
-    'A named source with no link ("according to Gartner", "(Source: Statista)").',
-)
-def unlinked_citation(ctx: Context) -> Iterator[Hit]:
-    found: list[tuple[int, int]] = []
-    matches = word_matches(_ACCORDING_TO, ctx.lower) if "according" in ctx.words else ()
-    for match in matches:
-        # The source's name is capitalised: match it in the original text.
-        name = _NAMED_SOURCE.match(ctx.prose, match.end(), match.end() + 160)
-        if name is not None:
-            found.append((match.start(), name.end()))
-    if ctx.has_any(_SOURCE_WORDS):
-        found += [(m.start(), m.end()) for m in _SOURCE_IN_PARENS.finditer(ctx.lower)]
-        found += [(m.start(), m.end()) for m in _SOURCE_LINE.finditer(ctx.lower)]
-    for start, end in sorted(found):
-        if not paragraph_has_source(ctx.prose, start):
-            yield Hit(start, end, f"unlinked citation {ctx.prose[start:end][:60]!r}")
 
 
 # (literal, pattern): the pattern only runs when the literal occurs at all (a C-speed check);

@@ -9,7 +9,7 @@ from agents.validator._core import Context, Hit, rule
 from agents.validator._text import word_matches
 from schemas.records import Severity
 
-FAMILY = "style"
+FAMILY = "filler"
 
 _APOS = "['\u2019]"
 # Run on the lowercased prose; each starts with a literal so the scan can skip ahead.

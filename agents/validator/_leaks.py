@@ -1,54 +1,19 @@
-"""Critical: text that is not article prose at all.
+"""Critical: the model's own output that is not the article.
 
-Leftover placeholders, leaked model output (reasoning tags, chat-template tokens, planning
-scaffolds, assistant chatter) and broken endings (truncation, an unclosed fence, a trailing JSON
-envelope). Placeholders and leaked output are also looked for in the title.
+Reasoning tags, chat-template tokens, planning scaffolds and assistant chatter; looked for in the
+title too.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 
 from agents.validator._core import Context, Hit, rule
 from agents.validator._text import at_word_start, word_matches, word_set
 from schemas.records import Severity
 
-FAMILY = "artifacts"
-
-# Each alternative starts with a rare character ([ ] ( {), so the scan is fast.
-_PLACEHOLDER = re.compile(
-    r"\[(?:image|img|figure|fig|chart|photo|picture|video|diagram|graph|screenshot|table)"
-    r"[-_ ]?\d{0,3} ?:[^\]\n]{0,300}\]"
-    r"|\[(?:insert|add|your|placeholder|todo|tbd|tk|link to|citation|source|company name|"
-    r"author name|name of)(?![a-z])[^\]\n]{0,200}\]"
-    r"|\]\((?:url|link|source|#|<url>|\.\.\.|https?://(?:www\.)?example\.(?:com|org)[^)\s]{0,200})\)"
-    r"|\((?:source|link|citation|url|citation needed)\)"
-    r"|\{\{[^{}\n]{1,100}\}\}"
-)
-_PLACEHOLDER_WORDS = re.compile(r"(?:TODO|TBD|FIXME|XXX)(?![\w])")
-
-
-@rule(
-    "placeholder",
-    Severity.CRITICAL,
-    FAMILY,
-    "Leftover placeholders ([IMAGE-1: ...], [INSERT ...], ](url), (source), {{var}}).",
-)
-def placeholder(ctx: Context) -> Iterator[Hit]:
-    title_lower = ctx.title.lower()
-    for text, low, in_title in ((ctx.prose, ctx.lower, False), (ctx.title, title_lower, True)):
-        found = list(_PLACEHOLDER.finditer(low))
-        found += word_matches(_PLACEHOLDER_WORDS, text)
-        if "lorem ipsum" in low:
-            found += _LOREM.finditer(low)
-        for match in sorted(found, key=lambda m: m.start()):
-            message = f"leftover placeholder {text[match.start() : match.end()][:60]!r}"
-            yield Hit(match.start(), match.end(), message, in_title)
-
-
-_LOREM = re.compile("lorem ipsum")
+FAMILY = "leaked_output"
 _REASONING = re.compile(r"</?(?:think|thinking|reasoning|scratchpad|analysis)>")
 
 
@@ -164,86 +129,3 @@ def assistant_chatter(ctx: Context) -> Iterator[Hit]:
             found += [(m.start(), m.end()) for m in _CHATTER_OPENING.finditer(text)]
         for start, end in sorted(found):
             yield Hit(start, end, "assistant chatter", in_title)
-
-
-@rule(
-    "unclosed_code_fence",
-    Severity.CRITICAL,
-    FAMILY,
-    "A code fence that never closes (the rest of the article would render as code).",
-)
-def unclosed_code_fence(ctx: Context) -> Iterator[Hit]:
-    for fence in ctx.fences:
-        if not fence.closed:
-            end = ctx.content.find("\n", fence.start)
-            yield Hit(fence.start, end if end != -1 else fence.end, "code fence never closes")
-
-
-# A JSON object at the very end whose keys look like an API/agent envelope.
-_ENVELOPE_KEY = re.compile(
-    r'\{\s{0,20}"(?:title|content|body|article|markdown|meta_description|seo_title|slug|tags|'
-    r'excerpt|status|score|approved|response|output)"\s{0,5}:'
-)
-# Sentence-final punctuation across scripts (Latin, CJK, Arabic, Devanagari, Ethiopic, Armenian).
-_TERMINAL = frozenset(
-    ".!?\u2026:;\u3002\uff01\uff1f\uff61\u061f\u0964\u0965\u1362\u0589\u203d\u2047\u2048\u2049\u061b"
-)
-_CLOSERS = "\"'\u201d\u2019\u00bb)]*_`>~ "
-
-
-@rule(
-    "broken_ending",
-    Severity.CRITICAL,
-    FAMILY,
-    "Content cut off mid-sentence or at a heading, or ending in a JSON envelope.",
-)
-def broken_ending(ctx: Context) -> Iterator[Hit]:
-    text = ctx.content.rstrip()
-    if not text or ctx.truncated_from is not None:
-        return
-    if any(not f.closed for f in ctx.fences):
-        return  # unclosed_code_fence reports it
-    tail_start = max(0, len(text) - 20_000)
-    envelope = _last_envelope(ctx, text, tail_start)
-    if envelope is not None:
-        yield Hit(envelope, len(text), "trailing JSON envelope after the article")
-        return
-    line_start = text.rfind("\n", 0, len(text)) + 1
-    line = text[line_start:]
-    stripped = line.strip()
-    if re.match(r"#{1,6}(?:\s|$)", stripped):
-        yield Hit(line_start, len(text), "ends at a heading with no section body")
-        return
-    if ctx.fences and ctx.fences[-1].end >= len(text):
-        return  # ends with a closed code block
-    if _is_structural(stripped):
-        return
-    core = stripped.rstrip(_CLOSERS)
-    if not core:
-        return
-    last = core[-1]
-    if last in _TERMINAL or unicodedata.category(last) in ("So", "Sk", "Pe", "Pf"):
-        return
-    yield Hit(max(line_start, len(text) - 80), len(text), "ends mid-sentence (truncated?)")
-
-
-def _last_envelope(ctx: Context, text: str, tail_start: int) -> int | None:
-    """Start of a trailing JSON object with envelope keys ("title", "content", ...). Searched in
-    prose, so a JSON example inside a closed code fence is not an envelope."""
-    if not text.rstrip("`").rstrip().endswith("}"):
-        return None
-    starts = [m.start() for m in _ENVELOPE_KEY.finditer(ctx.prose, tail_start, len(text))]
-    return starts[-1] if starts else None
-
-
-_LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)])\s")
-_LINK_END = re.compile(r"(?:\]\([^)\s]{0,2000}\)|https?://\S{0,2000}|\])$")
-
-
-def _is_structural(line: str) -> bool:
-    """Lines that legitimately end without punctuation: list items, tables, rules, links,
-    images, HTML."""
-    if _LIST_ITEM.match(line) or line.startswith(("|", "<", "![", "[", "---", "***", "___")):
-        return True
-    last_token = line.rsplit(None, 1)[-1][-2100:]
-    return bool(_LINK_END.search(last_token))
