@@ -188,6 +188,20 @@ class Settings:
     content_validator_max_code_ratio: float = _f(
         0.5, "Share of the content in fenced code above which code_density warns.", 0, 1
     )
+    # Company facts: what the validator's company_claim rule checks a draft's claims against.
+    company_name: str = _f("", "The publishing company's name, as drafts write it.")
+    company_founded_year: int = _f(
+        0,
+        "Year the company was founded (0: unknown, so any claim of its age is critical).",
+        0,
+        9999,
+    )
+    company_team_size: int = _f(
+        0, "People in the company (0: unknown, so any team-size claim is critical).", 0, 10_000_000
+    )
+    company_clients: str = _f(
+        "", "Comma-separated clients a draft may name (naming any other client is critical)."
+    )
     # Per-niche rule switches: keys `content_validator_disabled_rules.<niche>` (see `extra`).
     extra: Mapping[str, str] = field(default_factory=dict, metadata={"doc": "Other keys."})
 

@@ -20,6 +20,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "streams.worker",
     "streams.replay",
     "streams.models_cli",
+    "streams.eval_cli",
 )
 
 
