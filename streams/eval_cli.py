@@ -19,8 +19,6 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from streams._command import print_error
-
 PROG = "multiqa eval"
 BAD_INPUT = 2
 _DEFAULT_MIN_RECALL = 0.95
@@ -86,6 +84,8 @@ def _fraction(text: str) -> float:
 
 
 def main(args: argparse.Namespace) -> int:
+    from streams._command import print_error
+
     folder = Path(args.dir)
     if not folder.is_dir():  # said before the heavy imports below
         return print_error(PROG, f"{folder}: no such directory", code=BAD_INPUT)
@@ -109,7 +109,7 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
         rule_families,
         run_eval,
     )
-    from agents.settings import Settings, SettingsError
+    from agents.settings import Settings, SettingsError, apply_overrides
 
     corpus = load_corpus(folder, rule_families())
     values = dict(corpus.settings)
@@ -121,7 +121,7 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
             raise EvalError(f"--set {item!r}: expected KEY=VALUE")
         values.update(check_settings(f"--set {key.strip()}", {key.strip(): value}))
     try:
-        settings = Settings.from_mapping(values)
+        settings = apply_overrides(Settings(), values)
     except SettingsError as exc:
         raise EvalError(str(exc)) from None
 

@@ -200,8 +200,7 @@ def _settings(path: Path) -> dict[str, str]:
 def check_settings(source: str, values: Any) -> dict[str, str]:
     """Validate a mapping of settings the way `multiqa settings set` does; returns canonical text
     values. `source` names where they came from, for the error message."""
-    from agents.settings import SettingsError
-    from agents.settings_service import validate_setting
+    from agents.settings import SettingsError, validate_value
 
     if not isinstance(values, dict):
         raise EvalError(f"{source}: settings must be a JSON object of key: value")
@@ -210,7 +209,7 @@ def check_settings(source: str, values: Any) -> dict[str, str]:
         if isinstance(value, dict | list) or value is None:
             raise EvalError(f"{source}: setting {key!r} must be a string, number or boolean")
         try:
-            checked[str(key)] = validate_setting(str(key), value)
+            checked[str(key)] = validate_value(str(key), value)
         except SettingsError as exc:
             raise EvalError(f"{source}: {exc}") from None
     return checked
