@@ -93,10 +93,12 @@ class Plan:
 
     `exact=True` (the current schema, used for encoding) demands the same fields in the same order
     on both sides. `exact=False` (an older reader schema) lets Python have extra fields, as long as
-    they have defaults: an old reader simply does not see them.
+    they have defaults, in nested records too, and enums more symbols than the old schema: an old
+    reader simply does not see them (a newer symbol is written as the old enum's default).
     """
 
     def __init__(self, cls: type[Any], avro: Mapping[str, Any], *, exact: bool = True) -> None:
+        self._exact = exact
         names: dict[str, Any] = {}
         namespace = str(avro.get("namespace", ""))
         _resolve(dict(avro), names, namespace)
@@ -133,11 +135,18 @@ class Plan:
         if isinstance(hint, type) and dataclasses.is_dataclass(hint):
             if kind != "record" or avro["name"].rsplit(".", 1)[-1] != hint.__name__:
                 raise SchemaDriftError(f"{hint.__name__} needs an Avro record of that name: {avro}")
-            return self._record(hint, avro, names, ns, mode, exact=True)
+            return self._record(hint, avro, names, ns, mode, exact=self._exact)
         if isinstance(hint, type) and issubclass(hint, enum.Enum):
             symbols = [m.value for m in hint]
-            if kind != "enum" or avro["symbols"] != symbols:
+            older = (
+                not self._exact
+                and kind == "enum"
+                and avro["symbols"] == symbols[: len(avro["symbols"])]
+            )
+            if kind != "enum" or (avro["symbols"] != symbols and not older):
                 raise SchemaDriftError(f"{hint.__name__} symbols {symbols} != Avro {avro}")
+            if older and avro["symbols"] != symbols:
+                return _older_enum(hint, mode, avro["symbols"], avro.get("default"))
             return _enum(hint, mode)
         leaf = _LEAVES.get((hint, kind))
         if leaf is None:
@@ -286,6 +295,25 @@ def _enum(cls: type[enum.Enum], mode: str) -> Conv:
         return decode(v).value
 
     return encode if mode == "encode" else decode
+
+
+def _older_enum(cls: type[enum.Enum], mode: str, symbols: list[str], default: str | None) -> Conv:
+    """An enum of an older pinned schema that lacks Python's newer members: those are written as
+    the old enum's default (what an old reader resolves an unknown symbol to)."""
+    plain = _enum(cls, mode)
+    if mode != "encode":
+        return plain
+    known = set(symbols)
+
+    def encode(v: Any) -> Any:
+        value = plain(v)
+        if value in known:
+            return value
+        if default is None:
+            raise FieldError(f"{value!r} is not in the pinned schema's {cls.__name__}")
+        return default
+
+    return encode
 
 
 def _str(v: Any) -> Any:

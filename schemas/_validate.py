@@ -91,7 +91,7 @@ def _finding(f: Finding, field: str) -> None:
 
 
 def _cost(c: Cost) -> None:
-    for name in ("tokens_in", "tokens_out", "usd", "kwh", "duration_ms"):
+    for name in ("tokens_in", "tokens_out", "usd", "kwh", "duration_ms", "parser_fallbacks"):
         _amount(getattr(c, name), f"cost.{name}")
 
 

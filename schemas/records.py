@@ -28,6 +28,8 @@ class Provider(enum.StrEnum):
     URL_VERIFIER = "url_verifier"
     HTTP_HEAD = "http_head"
     UNKNOWN = "unknown"
+    # Added in ReviewerResult.v3 (last: Avro enums grow at the end): an OpenAI-compatible server.
+    OPENAI = "openai"
 
 
 class ReviewStatus(enum.StrEnum):
@@ -65,6 +67,9 @@ class Cost:
     kwh: float = 0.0
     duration_ms: int = 0
     model: str | None = None
+    # Added in ReviewerResult.v3: answers the defensive parser had to read because the server
+    # ignored or refused the structured-output request (0: every answer was structured).
+    parser_fallbacks: int = 0
 
 
 @dataclass(frozen=True, slots=True)

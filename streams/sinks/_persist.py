@@ -219,10 +219,11 @@ RETURNING draft_id, version, reviewer
 
 _INSERT_COSTS = """
 INSERT INTO cost_logs (
-    draft_id, version, reviewer, provider, model, tokens_in, tokens_out, usd, kwh, duration_ms)
+    draft_id, version, reviewer, provider, model, tokens_in, tokens_out, usd, kwh, duration_ms,
+    parser_fallbacks)
 SELECT *
 FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[],
-            $8::float8[], $9::float8[], $10::bigint[])
+            $8::float8[], $9::float8[], $10::bigint[], $11::int[])
 ON CONFLICT (draft_id, version, reviewer) DO NOTHING
 """
 
@@ -267,7 +268,7 @@ async def persist_reviews(pool: Any, results: Sequence[ReviewerResult]) -> int:
                 c = r.cost
                 costs.append(
                     (*key, _text(r.provider), _opt_text(c.model), c.tokens_in, c.tokens_out,
-                     c.usd, c.kwh, c.duration_ms)
+                     c.usd, c.kwh, c.duration_ms, c.parser_fallbacks)
                 )  # fmt: skip
         if costs:
             await conn.execute(_INSERT_COSTS, *map(list, zip(*costs, strict=True)))

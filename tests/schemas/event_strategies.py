@@ -85,6 +85,7 @@ costs = st.builds(
     kwh=amounts,
     duration_ms=st.integers(0, INT64),
     model=optional_text,
+    parser_fallbacks=st.integers(0, INT32),
 )
 drafts = st.builds(
     DraftSubmitted,

@@ -37,7 +37,7 @@ from schemas import (
     to_dict,
 )
 
-RESULT_V2 = "ReviewerResult.v2.avsc"
+RESULT_CURRENT = "ReviewerResult.v3.avsc"
 DRAFT_V1 = "DraftSubmitted.v1.avsc"
 
 
@@ -54,7 +54,7 @@ def field_start(avsc: str, record: Any, field: str) -> int:
 
 
 def result_payload(result: ReviewerResult, **changes: Any) -> bytes:
-    return raw_payload(RESULT_V2, {**to_dict(result), **changes})
+    return raw_payload(RESULT_CURRENT, {**to_dict(result), **changes})
 
 
 def draft_payload(draft: DraftSubmitted, **changes: Any) -> bytes:
@@ -201,7 +201,7 @@ def test_a_reader_result_that_breaks_a_nested_rule(result: ReviewerResult) -> No
     datum = to_dict(result)
     datum["findings"][0]["span"] = {"start": 50, "end": 10, "text": "x"}
     with pytest.raises(InvalidRecordError) as caught:
-        decode(raw_payload(RESULT_V2, datum))
+        decode(raw_payload(RESULT_CURRENT, datum))
     assert caught.value.field == "findings[0].span"
     assert caught.value.offset is not None
 
@@ -222,7 +222,7 @@ def test_invalid_utf8(result: ReviewerResult) -> None:
 
 def test_union_branch_out_of_range(result: ReviewerResult) -> None:
     data = bytearray(encode(result))
-    veto_at = field_start(RESULT_V2, result, "veto")
+    veto_at = field_start(RESULT_CURRENT, result, "veto")
     assert data[veto_at] == 0x00  # null: union branch 0
     data[veto_at] = 0x0A  # branch 5 of a 2-branch union
     with pytest.raises(CorruptBodyError) as caught:
@@ -235,7 +235,7 @@ def test_union_branch_out_of_range(result: ReviewerResult) -> None:
 def test_version_over_32_bits(result: ReviewerResult) -> None:
     # fastavro reads an Avro int with its long reader; a 33-bit value must not pass.
     data = encode(result)
-    version_at = field_start(RESULT_V2, result, "version")
+    version_at = field_start(RESULT_CURRENT, result, "version")
     assert data[version_at] == 0x06  # zigzag 3
     bad = data[:version_at] + b"\x80\x80\x80\x80\x20" + data[version_at + 1 :]
     with pytest.raises(CorruptBodyError) as caught:
@@ -247,8 +247,8 @@ def test_version_over_32_bits(result: ReviewerResult) -> None:
 
 def test_timestamp_out_of_range(result: ReviewerResult) -> None:
     data = encode(result)
-    start = field_start(RESULT_V2, result, "produced_at")
-    end = field_start(RESULT_V2, result, "settings_version")
+    start = field_start(RESULT_CURRENT, result, "produced_at")
+    end = field_start(RESULT_CURRENT, result, "settings_version")
     year_12_million = _zigzag_varint(400 * 10**15)
     bad = data[:start] + year_12_million + data[end:]
     with pytest.raises(CorruptBodyError) as caught:

@@ -1,5 +1,5 @@
 """Evolution: released schemas never change, new versions are compatible both ways, and the codec
-resolves any known writer schema against the reader's — proven with ReviewerResult v1 and v2."""
+resolves any known writer schema against the reader's — proven with ReviewerResult v1, v2 and v3."""
 
 from __future__ import annotations
 
@@ -29,19 +29,29 @@ def test_released_schema_files_are_pinned_and_unchanged() -> None:
     assert on_disk == released
 
 
+def _check_added_and_removed(old: dict[str, Any], new: dict[str, Any], where: str) -> None:
+    """Fields added or removed between two versions of a record have defaults, in nested records
+    too (v3 added one to Cost)."""
+    old_fields = {f["name"]: f for f in old["fields"]}
+    new_fields = {f["name"]: f for f in new["fields"]}
+    for name in new_fields.keys() - old_fields.keys():
+        assert "default" in new_fields[name], f"{where}: added {name} needs a default"
+    for name in old_fields.keys() - new_fields.keys():
+        assert "default" in old_fields[name], f"{where}: removed {name} had none"
+    for name in new_fields.keys() & old_fields.keys():
+        a, b = old_fields[name]["type"], new_fields[name]["type"]
+        if isinstance(a, dict) and isinstance(b, dict) and a.get("type") == "record":
+            _check_added_and_removed(a, b, f"{where}.{name}")
+
+
 def test_every_version_is_fully_compatible_with_the_previous_one() -> None:
     by_record: dict[str, list[Any]] = {}
     for schema in load_dir():
         by_record.setdefault(schema.record, []).append(schema)
-    assert [s.version for s in by_record["ReviewerResult"]] == [1, 2]
+    assert [s.version for s in by_record["ReviewerResult"]] == [1, 2, 3]
     for versions in by_record.values():
         for old, new in itertools.pairwise(versions):
-            old_fields = {f["name"]: f for f in old.raw["fields"]}
-            new_fields = {f["name"]: f for f in new.raw["fields"]}
-            for name in new_fields.keys() - old_fields.keys():
-                assert "default" in new_fields[name], f"{new.source}: added {name} needs a default"
-            for name in old_fields.keys() - new_fields.keys():
-                assert "default" in old_fields[name], f"{new.source}: removed {name} had none"
+            _check_added_and_removed(dict(old.raw), dict(new.raw), new.source)
 
 
 def test_new_reader_reads_an_old_writers_event(result: ReviewerResult) -> None:
@@ -90,10 +100,10 @@ def test_a_reader_without_the_new_file_refuses_with_unknown_schema(
 def test_an_unknown_future_enum_symbol_reads_as_the_enum_default(tmp_path: Path) -> None:
     for schema in load_dir():
         shutil.copy(schema.source, tmp_path)
-    v3 = load_avsc("ReviewerResult.v2.avsc")
-    provider = next(f for f in v3["fields"] if f["name"] == "provider")
+    v4 = load_avsc("ReviewerResult.v3.avsc")
+    provider = next(f for f in v4["fields"] if f["name"] == "provider")
     provider["type"]["symbols"].append("google")
-    (tmp_path / "ReviewerResult.v3.avsc").write_text(json.dumps(v3))
+    (tmp_path / "ReviewerResult.v4.avsc").write_text(json.dumps(v4))
     datum = {
         "reviewer": "critic",
         "approved": True,
@@ -109,13 +119,30 @@ def test_an_unknown_future_enum_symbol_reads_as_the_enum_default(tmp_path: Path)
         "produced_at": 0,
         "settings_version": "",
     }
-    v3_schema = {s.version: s for s in load_dir(tmp_path) if s.record == "ReviewerResult"}[3]
-    payload = b"\xc3\x01" + v3_schema.fingerprint + _v3_body(v3, datum)
-    # A service of today (reading v2) gets an event from a future writer (v3, a new provider).
-    today = Codec(schema_dir=tmp_path, versions={"ReviewerResult": 2})
+    v4_schema = {s.version: s for s in load_dir(tmp_path) if s.record == "ReviewerResult"}[4]
+    payload = b"\xc3\x01" + v4_schema.fingerprint + _v3_body(v4, datum)
+    # A service of today (reading v3) gets an event from a future writer (v4, a new provider).
+    today = Codec(schema_dir=tmp_path, versions={"ReviewerResult": 3})
     decoded = today.decode(payload, ReviewerResult)
     assert decoded.provider is Provider.UNKNOWN
     assert decoded.score == 90.0
+
+
+def test_v3_openai_and_parser_fallbacks_meet_a_v2_service(result: ReviewerResult) -> None:
+    """v3 added a Provider symbol and a Cost field; a service still pinned to v2 reads v3 events
+    (openai as the enum default, no parser_fallbacks) and writes openai results as v2 can."""
+    new = dataclasses.replace(
+        result, provider=Provider.OPENAI, cost=dataclasses.replace(result.cost, parser_fallbacks=2)
+    )
+    assert decode(encode(new)) == new  # today's codec keeps both
+    v2_service = Codec(versions={"ReviewerResult": 2})
+    seen_by_v2 = v2_service.decode(encode(new), ReviewerResult)
+    assert seen_by_v2.provider is Provider.UNKNOWN
+    assert seen_by_v2.cost.parser_fallbacks == 0
+    assert seen_by_v2.cost.tokens_in == result.cost.tokens_in
+    written_by_v2 = decode(v2_service.encode(new), ReviewerResult)
+    assert written_by_v2.provider is Provider.UNKNOWN
+    assert written_by_v2.score == new.score
 
 
 def _v3_body(v3: dict[str, Any], datum: dict[str, Any]) -> bytes:
