@@ -2,8 +2,10 @@
 when a value is written. Each check returns the canonical text, or raises SettingsError in one line
 naming the key, the value and what would be accepted.
 
-Kinds: "model" / "model_or_empty" (provider/model with a provider of MODEL_PROVIDERS, or a bare
-Ollama name), "url" / "url_or_empty" (http(s) with a host), "host_or_empty", "hosts" (the URL
+Kinds: "model" / "model_or_empty" (provider/model with a provider of MODEL_PROVIDERS: a bare
+name could be served by Ollama or an OpenAI-compatible server, and the reviewers refuse to guess),
+"url" / "url_or_empty" (http(s) with a host), "ollama_url" / "openai_url" / "anthropic_url" (empty,
+or a base URL agents.llm can use: no credentials, no endpoint path), "host_or_empty", "hosts" (the URL
 guard's allowlist: host names, .domains, IPs, CIDRs), "reviewers", "rule_codes", "names" (a
 comma-separated list of non-empty words) and "path" (absolute). "" is free text.
 """
@@ -51,6 +53,11 @@ def _model(key: str, value: str, *, optional: bool = False) -> str:
     if _UNPRINTABLE.search(text):
         raise SettingsError(f"setting {key}={value!r}: a model name has no spaces")
     provider, sep, name = text.partition("/")
+    if not sep:
+        raise SettingsError(
+            f"setting {key}={value!r} names no provider; write provider/model "
+            f"({providers}), e.g. ollama/{text}"
+        )
     if sep:
         if provider.lower() not in MODEL_PROVIDERS:
             raise SettingsError(
@@ -82,6 +89,18 @@ def _url(key: str, value: str, *, optional: bool = False) -> str:
             f"setting {key}={value!r} is not an http(s) URL with a host "
             "(e.g. http://127.0.0.1:11434)"
         )
+    return text
+
+
+def _base_url(key: str, value: str, *, provider: str) -> str:
+    """Empty (the environment's convention, see agents.llm._config), or a base URL the provider
+    can use. A URL carrying credentials is refused before it reaches app_settings."""
+    from agents.llm import base_url_problem
+
+    text = _url(key, value, optional=True)
+    problem = base_url_problem(provider, text) if text else None
+    if problem:
+        raise SettingsError(f"setting {key}: {problem}")
     return text
 
 
@@ -167,6 +186,9 @@ _CHECKS: dict[str, Callable[[str, str], str]] = {
     "model_or_empty": lambda key, value: _model(key, value, optional=True),
     "url": _url,
     "url_or_empty": lambda key, value: _url(key, value, optional=True),
+    "ollama_url": lambda key, value: _base_url(key, value, provider="ollama"),
+    "openai_url": lambda key, value: _base_url(key, value, provider="openai"),
+    "anthropic_url": lambda key, value: _base_url(key, value, provider="anthropic"),
     "host_or_empty": _host,
     "hosts": _hosts,
     "reviewers": _reviewers,

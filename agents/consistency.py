@@ -30,6 +30,7 @@ from agents.llm import (
     unavailable_reason,
     window,
 )
+from agents.llm import answer_schema as S
 from agents.settings import Settings
 from schemas.records import Cost, DraftSubmitted, Finding, Provider, ReviewerResult, Severity
 
@@ -40,24 +41,19 @@ CONSISTENCY_CHARS = 10_000
 TOPIC_DELIVERY_CHARS = 6_000
 _PROVIDER = Provider.CONSISTENCY_GATE
 
-CONSISTENCY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "consistent": {"type": "boolean"},
-        "score": {"type": "number", "minimum": 0, "maximum": 100},
-        "contradictions": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["consistent", "score", "contradictions"],
-}
-TOPIC_DELIVERY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "delivers": {"type": "boolean"},
-        "score": {"type": "number", "minimum": 0, "maximum": 100},
-        "reason": {"type": "string"},
-    },
-    "required": ["delivers", "score", "reason"],
-}
+# Each answer's schema beside its reader. Bounds keep a whole answer inside qa_gate_max_tokens
+# (600): 8 contradictions of 240 characters are about 500 tokens.
+MAX_CONTRADICTIONS = 8
+CONTRADICTION_CHARS = 240
+REASON_CHARS = 600
+CONSISTENCY_SCHEMA: dict[str, Any] = S.answer_object(
+    consistent=S.flag(),
+    score=S.score(),
+    contradictions=S.items(S.text(CONTRADICTION_CHARS), MAX_CONTRADICTIONS),
+)
+TOPIC_DELIVERY_SCHEMA: dict[str, Any] = S.answer_object(
+    delivers=S.flag(), score=S.score(), reason=S.text(REASON_CHARS)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +71,13 @@ class DeliveryVerdict:
 
 
 def read_consistency(answer: dict[str, Any]) -> ConsistencyVerdict:
-    items = read_list(answer, "contradictions", limit=20)
+    items = read_list(answer, "contradictions", limit=MAX_CONTRADICTIONS)
     return ConsistencyVerdict(
         consistent=read_bool(answer, "consistent"),
         score=read_score(answer, "score"),
-        contradictions=tuple(read_text({"c": item}, "c", limit=500) for item in items),
+        contradictions=tuple(
+            read_text({"c": item}, "c", limit=CONTRADICTION_CHARS) for item in items
+        ),
     )
 
 
@@ -87,7 +85,7 @@ def read_delivery(answer: dict[str, Any]) -> DeliveryVerdict:
     return DeliveryVerdict(
         delivers=read_bool(answer, "delivers"),
         score=read_score(answer, "score"),
-        reason=read_text(answer, "reason", limit=1000),
+        reason=read_text(answer, "reason", limit=REASON_CHARS),
     )
 
 

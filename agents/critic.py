@@ -29,6 +29,7 @@ from agents.llm import (
     unavailable_reason,
     window,
 )
+from agents.llm import answer_schema as S
 from agents.settings import Settings
 from schemas.records import Cost, DraftSubmitted, Provider, ReviewerResult
 
@@ -37,15 +38,11 @@ log = logging.getLogger("multiqa.critic")
 NAME = "critic"
 _SOURCE_CHARS = 300
 
-ANSWER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "approved": {"type": "boolean"},
-        "quality_score": {"type": "number", "minimum": 0, "maximum": 100},
-        "feedback": {"type": "string"},
-    },
-    "required": ["approved", "quality_score", "feedback"],
-}
+# The critic's answer: its schema (sent as structured output) and its reader, side by side.
+FEEDBACK_CHARS = 2000  # ~500 tokens, well inside qa_standard_max_tokens
+ANSWER_SCHEMA: dict[str, Any] = S.answer_object(
+    approved=S.flag(), quality_score=S.score(), feedback=S.text(FEEDBACK_CHARS)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +57,7 @@ def read_verdict(answer: dict[str, Any]) -> CriticVerdict:
     return CriticVerdict(
         approved=read_bool(answer, "approved"),
         score=read_score(answer, key),
-        feedback=read_text(answer, "feedback"),
+        feedback=read_text(answer, "feedback", limit=FEEDBACK_CHARS),
     )
 
 

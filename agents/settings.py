@@ -27,7 +27,7 @@ class SettingsError(ValueError):
 MODEL_PROVIDERS: tuple[str, ...] = (
     "ollama",
     "anthropic",
-    # "openai",  <- issue 14 adds this line together with its backend
+    "openai",
 )
 
 
@@ -70,8 +70,12 @@ class Settings:
         "ollama/gemma3:27b", "Primary critic, provider/model.", kind="model"
     )
     qa_fallback_critic_model: str = _f(
-        "ollama/gemma3:27b",
-        "Critic used when the primary fails, provider/model (empty: none).",
+        "ollama/llama3.1:8b",
+        "Critic used when the primary fails, provider/model (empty: none). The default is another "
+        "vendor's model family (Meta's, beside the primary's Google Gemma), so a fallback verdict "
+        "has other blind spots and the writer's model is less likely to be both; small enough (8B) "
+        "to load beside the primary on the same Ollama host, not a thinking model (standard "
+        "budget, quick answer), and local like the primary (no API key, no per-token cost).",
         kind="model_or_empty",
     )
     qa_thinking_models: str = _f(
@@ -87,10 +91,23 @@ class Settings:
         24000, "Content window shown to the critic.", 100, 10_000_000
     )
     qa_critic_max_sources: int = _f(10, "Research sources shown to the critic.", 0, 1000)
-    ollama_base_url: str = _f("http://127.0.0.1:11434", "Ollama server.", kind="url")
+    ollama_base_url: str = _f(
+        "",
+        "Ollama server (empty: $OLLAMA_HOST, else http://127.0.0.1:11434).",
+        kind="ollama_url",
+    )
     ollama_health_timeout_seconds: float = _f(5.0, "Ollama health-check timeout.", 0.1, 120)
+    openai_base_url: str = _f(
+        "",
+        "OpenAI-compatible API for openai/<model> (vLLM, llama.cpp, LM Studio, LiteLLM, ...); "
+        "empty: $OPENAI_BASE_URL, else https://api.openai.com/v1. The key: $OPENAI_API_KEY.",
+        kind="openai_url",
+    )
+    openai_health_timeout_seconds: float = _f(
+        5.0, "OpenAI-compatible server health-check (GET /models) timeout.", 0.1, 120
+    )
     anthropic_base_url: str = _f(
-        "", "Anthropic API base URL (empty: the SDK default).", kind="url_or_empty"
+        "", "Anthropic API base URL (empty: the SDK default).", kind="anthropic_url"
     )
     electricity_rate_kwh: float = _f(0.15, "USD per kWh for local-model energy cost.", 0, 100)
     local_model_watts: float = _f(350.0, "Power draw assumed for local model calls.", 0, 100000)

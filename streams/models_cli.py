@@ -1,11 +1,13 @@
 """`multiqa models`: can the LLM reviewers reach the models the settings name?
 
 For each model role (critic, its fallback, the LLM gates, the two vision gates) it shows the
-provider and model, whether the role is enabled, and whether the model is usable now: the backend
-answers (Ollama's health check; for Anthropic, an API key is set) and, for Ollama, the model is
-pulled on the server. Without a usable model a reviewer skips and the decision says so; this
-command says it before a draft does. Exit 0 when every enabled role is usable, 3 otherwise (like
-`multiqa dev status`).
+provider and model, whether the role is enabled, and whether the model is usable now, asking each
+provider what it really has: Ollama lists its pulled models (GET /api/tags); an OpenAI-compatible
+server lists what it serves (GET /v1/models); Anthropic lists the models the key may use (a
+models-list call), and when the API cannot be reached says "key set, not verified". Without a
+usable model a reviewer skips and the decision says so; this command says it before a draft does,
+and warns when the fallback critic is the primary (a chain with nothing to fall back to). Exit 0
+when every enabled role is usable, 3 otherwise (like `multiqa dev status`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,14 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agents.llm import LLMError, LLMRouter, OllamaProvider, is_thinking_model, model_ref
+from agents.llm import (
+    LLMError,
+    LLMRouter,
+    LLMUnavailable,
+    is_thinking_model,
+    model_ref,
+    same_model,
+)
 from agents.settings import Settings
 from agents.settings_service import SettingsService
 from streams._command import connect_database, discover_config, dsn_option, run_command
@@ -31,6 +40,7 @@ class ModelStatus:
     usable: bool
     detail: str  # why not usable, or what was found
     thinking: bool = False
+    warning: str = ""
 
 
 def model_roles(settings: Settings) -> list[tuple[str, str, bool]]:
@@ -45,44 +55,88 @@ def model_roles(settings: Settings) -> list[tuple[str, str, bool]]:
     ]
 
 
+Listing = list[str] | None | LLMError  # names; None: the server has no listing; or why not
+
+
 async def check_models(settings: Settings, router: LLMRouter | None = None) -> list[ModelStatus]:
-    """The status of every LLM role under `settings` (one health check and one model listing per
-    backend, however many roles share it)."""
+    """The status of every LLM role under `settings` (one listing per provider, however many
+    roles share it)."""
     router = router or LLMRouter.from_settings(settings)
-    installed: dict[str, set[str] | str] = {}
+    listings: dict[str, Listing] = {}
     found: list[ModelStatus] = []
     for role, spec, enabled in model_roles(settings):
-        try:
-            ref = model_ref(spec)
-        except ValueError as exc:
-            found.append(ModelStatus(role, spec, enabled, False, f"bad model name: {exc}"))
+        if role == "critic fallback" and not spec.strip():
+            found.append(ModelStatus(role, "", enabled, True, "none set", warning=_NO_FALLBACK))
             continue
-        if not await router.healthy(ref):
-            reason = (
-                "no Anthropic API key (set ANTHROPIC_API_KEY)"
-                if ref.provider == "anthropic"
-                else f"ollama not reachable at {settings.ollama_base_url}"
-            )
-            found.append(ModelStatus(role, str(ref), enabled, False, reason))
-            continue
-        provider = router.providers.get(ref.provider)
-        usable, detail = True, "reachable"
-        if isinstance(provider, OllamaProvider):
-            if ref.provider not in installed:
-                try:
-                    installed[ref.provider] = set(await provider.installed_models())
-                except LLMError as exc:
-                    installed[ref.provider] = str(exc)
-            names = installed[ref.provider]
-            if isinstance(names, str):
-                usable, detail = False, f"cannot list models: {names}"
-            elif ref.name not in names:
-                usable, detail = False, f"not pulled on the server (ollama pull {ref.name})"
-            else:
-                detail = "pulled"
-        thinking = await is_thinking_model(router, str(ref), settings) if usable else False
-        found.append(ModelStatus(role, str(ref), enabled, usable, detail, thinking))
+        status = await _check(role, spec, enabled, settings, router, listings)
+        if role == "critic fallback" and same_model(spec, settings.pipeline_critic_model):
+            status = ModelStatus(**{**asdict(status), "warning": _SAME_AS_PRIMARY})
+        found.append(status)
     return found
+
+
+_SAME_AS_PRIMARY = (
+    "the fallback critic is the primary: the fallback chain has nothing to fall back to "
+    "(set qa_fallback_critic_model to another model)"
+)
+_NO_FALLBACK = "no fallback critic: a failed primary means the critic skips"
+
+
+async def _check(
+    role: str,
+    spec: str,
+    enabled: bool,
+    settings: Settings,
+    router: LLMRouter,
+    listings: dict[str, Listing],
+) -> ModelStatus:
+    try:
+        ref = model_ref(spec, require_provider=True)
+        provider, _ = router.resolve(ref)
+    except (ValueError, LLMUnavailable) as exc:
+        return ModelStatus(role, spec, enabled, False, f"bad model name: {exc}")
+    name = str(ref)
+    problem = provider.unusable()
+    if problem:
+        return ModelStatus(role, name, enabled, False, problem)
+    if ref.provider not in listings:
+        try:
+            listings[ref.provider] = await provider.list_models()
+        except LLMError as exc:
+            listings[ref.provider] = exc
+    listing = listings[ref.provider]
+    usable, detail = _verdict(ref.provider, ref.name, listing, settings, router)
+    thinking = await is_thinking_model(router, name, settings) if usable else False
+    return ModelStatus(role, name, enabled, usable, detail, thinking)
+
+
+def _verdict(
+    provider: str, model: str, listing: Listing, settings: Settings, router: LLMRouter
+) -> tuple[bool, str]:
+    where = getattr(router.providers.get(provider), "base_url", None) or getattr(
+        router.providers.get(provider), "host", ""
+    )
+    if isinstance(listing, LLMError):
+        if provider == "anthropic" and "not reachable" in listing.reason:
+            # The key is set; whether the API takes it cannot be known from here.
+            return True, f"key set, not verified ({listing.reason})"
+        if provider == "ollama":
+            return False, f"ollama not reachable at {where} ({listing.reason})"
+        return False, listing.reason
+    if listing is None:
+        return True, f"reachable at {where}; the server has no model listing"
+    if model in listing:
+        return True, {
+            "ollama": "pulled",
+            "openai": f"served by {where}",
+            "anthropic": "listed for this key (key verified)",
+        }.get(provider, "listed")
+    if provider == "ollama":
+        return False, f"not pulled on the server (ollama pull {model})"
+    shown = ", ".join(sorted(listing)[:5]) or "nothing"
+    if provider == "anthropic":
+        return False, f"key verified, but the API does not list {model} (it lists: {shown})"
+    return False, f"{where} does not serve {model} (it serves: {shown})"
 
 
 def format_table(statuses: list[ModelStatus]) -> str:
@@ -91,7 +145,9 @@ def format_table(statuses: list[ModelStatus]) -> str:
         state = ("ok, " if s.usable else "NOT USABLE: ") + s.detail
         if s.thinking:
             state += " (thinking model: larger token budget)"
-        rows.append((s.role, s.model, "yes" if s.enabled else "no", state))
+        if s.warning:
+            state += f"; WARNING: {s.warning}"
+        rows.append((s.role, s.model or "-", "yes" if s.enabled else "no", state))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     return "\n".join(
         "  ".join(cell.ljust(w) for cell, w in zip(r[:3], widths, strict=True)) + "  " + r[3]

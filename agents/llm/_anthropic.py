@@ -27,7 +27,10 @@ from agents.llm._base import (
     LLMResponseTooLarge,
     LLMTimeout,
     LLMUnavailable,
+    cause_without_secret,
+    without_secret,
 )
+from agents.llm._config import base_url_problem
 from agents.llm._transport import BodyTooLarge, capped_transport, find_cause
 
 _TOOL_NAME = "submit_answer"
@@ -37,9 +40,36 @@ class AnthropicProvider:
     name = "anthropic"
 
     def __init__(self, *, api_key: str | None, base_url: str | None, max_response_bytes: int):
-        self._api_key = api_key or None
+        self._api_key = (api_key or "").strip() or None
         self._base_url = base_url or None
         self._max_bytes = max_response_bytes
+        self._problem = base_url_problem("anthropic", base_url) if base_url else None
+        self.last_health_problem: str | None = None
+
+    def unusable(self) -> str | None:
+        """A configuration problem no request can get past (bad base URL, no key)."""
+        if self._problem:
+            return self._problem
+        if not self._api_key:
+            return "no Anthropic API key (set ANTHROPIC_API_KEY; it is empty or unset)"
+        return None
+
+    def _http(self, timeout: float) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(
+            transport=capped_transport(httpx2, self._max_bytes),
+            timeout=httpx2.Timeout(timeout),
+            follow_redirects=False,
+            trust_env=False,
+        )
+
+    def _client(self, http: httpx2.AsyncClient, timeout: float) -> anthropic.AsyncAnthropic:
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            http_client=http,
+            max_retries=0,
+            timeout=timeout,
+        )
 
     async def chat(
         self,
@@ -53,8 +83,9 @@ class AnthropicProvider:
         images: Sequence[bytes] | None = None,
     ) -> LLMAnswer:
         where = f"anthropic/{model}"
-        if not self._api_key:
-            raise LLMUnavailable("no Anthropic API key (set ANTHROPIC_API_KEY)")
+        problem = self.unusable()
+        if problem:
+            raise LLMUnavailable(problem)
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         turns: list[dict[str, Any]] = [
             {"role": m["role"], "content": m["content"]} for m in messages if m["role"] != "system"
@@ -82,27 +113,13 @@ class AnthropicProvider:
             request["tool_choice"] = {"type": "tool", "name": _TOOL_NAME}
         started = time.perf_counter()
         try:
-            async with (
-                asyncio.timeout(timeout),
-                httpx2.AsyncClient(
-                    transport=capped_transport(httpx2, self._max_bytes),
-                    timeout=httpx2.Timeout(timeout),
-                    follow_redirects=False,
-                    trust_env=False,
-                ) as http,
-            ):
-                client = anthropic.AsyncAnthropic(
-                    api_key=self._api_key,
-                    base_url=self._base_url,
-                    http_client=http,
-                    max_retries=0,
-                    timeout=timeout,
-                )
-                message = await client.messages.create(**request)
+            async with asyncio.timeout(timeout), self._http(timeout) as http:
+                message = await self._client(http, timeout).messages.create(**request)
         except LLMError:
             raise
         except Exception as exc:
-            raise _translate(exc, where, timeout, self._max_bytes) from exc
+            error = _translate(exc, where, timeout, self._max_bytes)
+            raise without_secret(error, self._api_key) from cause_without_secret(exc, self._api_key)
         duration_ms = int((time.perf_counter() - started) * 1000)
         try:
             return _answer(message, where, duration_ms)
@@ -111,8 +128,23 @@ class AnthropicProvider:
             raise LLMBadResponse(f"{where} answered something that is not a Message") from None
 
     async def healthy(self) -> bool:
-        # No free health endpoint; an unusable key surfaces as an error on the call itself.
-        return self._api_key is not None
+        # Not a request per review: a key that the API refuses surfaces on the call itself (and
+        # `multiqa models` verifies it with a models-list call).
+        self.last_health_problem = self.unusable()
+        return self.last_health_problem is None
+
+    async def list_models(self, timeout: float = 10.0) -> list[str]:  # noqa: ASYNC109
+        """Model ids the API lists for this key (GET /v1/models). Raises LLMError."""
+        problem = self.unusable()
+        if problem:
+            raise LLMUnavailable(problem)
+        try:
+            async with asyncio.timeout(timeout), self._http(timeout) as http:
+                page = await self._client(http, timeout).models.list(limit=1000)
+                return [str(m.id) for m in page.data]
+        except Exception as exc:
+            error = _translate(exc, "anthropic", timeout, self._max_bytes)
+            raise without_secret(error, self._api_key) from cause_without_secret(exc, self._api_key)
 
     async def capabilities(self, model: str) -> frozenset[str] | None:
         return None
@@ -156,6 +188,10 @@ def _translate(exc: BaseException, where: str, timeout: float, limit: int) -> LL
         exc, httpx2.TimeoutException
     ):
         return LLMTimeout(f"{where} did not answer within {timeout:g}s")
+    if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
+        return LLMUnavailable(
+            f"the Anthropic API rejected the key (HTTP {exc.status_code}); check ANTHROPIC_API_KEY"
+        )
     if isinstance(exc, anthropic.APIStatusError):
         return LLMBadResponse(f"{where} failed: HTTP {exc.status_code}: {str(exc.message)[:200]}")
     if isinstance(exc, anthropic.APIConnectionError):

@@ -4,6 +4,7 @@ pick the token budget, call, parse, validate, retry, and account for the cost of
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 import time
@@ -23,8 +24,9 @@ from agents.llm._base import (
     model_ref,
 )
 from agents.llm._cost import answer_cost, call_cost, total_cost
-from agents.llm._parse import AnswerError, parse_json_answer, preview
+from agents.llm._parse import AnswerError, parse_json_answer, preview, structured_object
 from agents.llm._router import LLMRouter, default_router
+from agents.llm._stats import PARSER, STRUCTURED, record_answer
 from agents.settings import Settings
 from schemas.records import Cost
 
@@ -111,20 +113,33 @@ async def token_budget(
 
 
 async def unavailable_reason(router: LLMRouter, model: str, settings: Settings) -> str | None:
-    """Why `model` cannot be asked at all (unparseable name, no backend, server down), or None."""
+    """Why `model` cannot be asked at all, or None: a model id without a provider, no backend, a
+    configuration no request gets past (bad base URL, no key), a server that does not answer, or
+    (OpenAI-compatible servers) a model the server does not list."""
     try:
-        ref = model_ref(model)
-        router.resolve(ref)
+        ref = model_ref(model, require_provider=True)
+        provider, _ = router.resolve(ref)
     except (ValueError, LLMUnavailable) as exc:
         return str(exc)
-    if await router.healthy(ref):
-        return None
-    if ref.provider == "ollama":
-        return (
-            f"Ollama not available or health check timed out after "
-            f"{settings.ollama_health_timeout_seconds:g}s"
-        )
-    return f"{ref.provider} is not usable (no API key configured)"
+    problem = _call(provider, "unusable")
+    if problem:
+        return problem
+    if not await router.healthy(ref):
+        if ref.provider == "ollama":
+            return (
+                f"Ollama not available or health check timed out after "
+                f"{settings.ollama_health_timeout_seconds:g}s"
+            )
+        detail = getattr(provider, "last_health_problem", None)
+        return detail or f"{ref.provider} is not usable"
+    return _call(provider, "model_problem", ref.name)
+
+
+def _call(provider: object, method: str, *args: str) -> str | None:
+    """An optional provider method (backends tests write need not have it)."""
+    found = getattr(provider, method, None)
+    result = found(*args) if callable(found) else None
+    return result if isinstance(result, str) else None
 
 
 # --- the call ---------------------------------------------------------------------------------
@@ -153,7 +168,8 @@ class Judgement(Generic[T]):
     cost: Cost
     answer: LLMAnswer | None = None
     # Why there is no value, as a class: "unavailable", "timeout", "too_large", "bad_response"
-    # (HTTP error, not the wire format) or "unparseable" (the model answered, but not usably).
+    # (HTTP error, not the wire format), "truncated" (cut at the token limit) or "unparseable"
+    # (the model answered, but not usably).
     failure: str = ""
 
 
@@ -172,7 +188,10 @@ async def ask(
 ) -> Judgement[T]:
     """Ask `model`, parse its JSON answer with the one parser, validate it with `read` (which
     raises AnswerError); retry up to `attempts` times. Never raises for a model failure."""
-    ref = str(model_ref(model))
+    try:
+        ref = str(model_ref(model, require_provider=True))
+    except ValueError as exc:
+        return Judgement(None, str(exc), Cost(model=model or None), failure="unavailable")
     costs: list[Cost] = []
     reason, failure = "not asked", "unavailable"
     answer: LLMAnswer | None = None
@@ -199,14 +218,29 @@ async def ask(
             if isinstance(exc, LLMUnavailable):
                 break  # retrying a missing server or key cannot help
             continue
-        costs.append(answer_cost(answer, settings))
+        obj = structured_object(answer.text)
+        record_answer(model_ref(ref).provider, STRUCTURED if obj is not None else PARSER)
+        costs.append(
+            dataclasses.replace(answer_cost(answer, settings), parser_fallbacks=int(obj is None))
+        )
         try:
-            value = read(parse_json_answer(answer.text))
+            value = read(obj if obj is not None else parse_json_answer(answer.text))
+            if answer.hit_token_limit:
+                # A looping model cut at the budget: even a readable prefix is not its answer.
+                raise AnswerError(
+                    f"the answer was cut at the {max_tokens}-token limit "
+                    f"(finish reason {answer.stop_reason})"
+                )
         except AnswerError as exc:
             failure = "unparseable"
             reason = f"unparseable answer from {ref}: {exc}"
             if answer.hit_token_limit:
-                reason += f" (stopped at the {max_tokens}-token limit)"
+                failure = "truncated"
+                if "token limit" not in reason:
+                    reason += (
+                        f" (stopped at the {max_tokens}-token limit, "
+                        f"finish reason {answer.stop_reason})"
+                    )
             log.warning(
                 "[%s] %s; answer starts: %r (attempt %d/%d)",
                 label,

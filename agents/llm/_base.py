@@ -42,6 +42,22 @@ class LLMError(Exception):
         self.reason = reason
 
 
+def without_secret(error: LLMError, secret: str | None) -> LLMError:
+    """`error` with `secret` cut out of its reason. Servers echo keys in their error texts
+    ("Incorrect API key provided: sk-..."), and reasons go to feedback, logs and the database."""
+    if not secret or len(secret) < 4 or secret not in error.reason:
+        return error
+    return type(error)(error.reason.replace(secret, "***"))
+
+
+def cause_without_secret(exc: BaseException, secret: str | None) -> BaseException | None:
+    """`exc` as the `__cause__` of the error raised in its place, or None when it carries the
+    secret (a traceback logged later would print it)."""
+    if secret and secret in f"{exc} {getattr(exc, 'body', '')!r}":
+        return None
+    return exc
+
+
 class LLMUnavailable(LLMError):
     """The provider cannot be reached or is not configured (no server, no API key)."""
 
@@ -59,8 +75,8 @@ class LLMBadResponse(LLMError):
 
 
 class LLMProvider(Protocol):
-    """One model backend (Ollama, Anthropic). `model` is the provider's own name for the model,
-    without the "provider/" prefix."""
+    """One model backend (Ollama, an OpenAI-compatible server, Anthropic). `model` is the
+    provider's own name for the model, without the "provider/" prefix."""
 
     name: str
 
@@ -82,6 +98,14 @@ class LLMProvider(Protocol):
         """Whether the backend answers at all (cheap; never raises)."""
         ...
 
+    def unusable(self) -> str | None:
+        """A configuration problem no request can get past (bad base URL, missing key)."""
+        ...
+
+    async def list_models(self) -> list[str] | None:
+        """The models the server serves (None: it has no listing). Raises `LLMError`."""
+        ...
+
     async def capabilities(self, model: str) -> frozenset[str] | None:
         """What the model can do ("vision", "thinking", ...) when the backend says; else None."""
         ...
@@ -98,21 +122,32 @@ class ModelRef:
 
 # The one registry of providers (a new one is a line there plus its backend here).
 KNOWN_PROVIDERS = MODEL_PROVIDERS
+# Named so a model id like "google/gemini-2.5" parses (and is refused as "no google provider")
+# rather than being taken for an Ollama namespace.
+_OTHER_PROVIDERS = ("google",)
 
 
-def model_ref(spec: str) -> ModelRef:
+def model_ref(spec: str, *, require_provider: bool = False) -> ModelRef:
     """Parse "provider/model" into a normalised ModelRef.
 
-    A bare name means Ollama (the seed wrote "gemma3:27b"), except `claude-*`, which only Anthropic
-    serves. Ollama names without a tag get ":latest", as Ollama itself does, so that "gemma3" and
-    "ollama/gemma3:latest" compare equal (the critic must recognise the writer's model however the
-    writer spelled it).
+    With `require_provider` (what every model *setting* is read with) the provider prefix must be
+    there: "qwen2.5:7b" could be an Ollama model or one an OpenAI-compatible server serves, and a
+    guess sends the request to the wrong server. Without it (a draft's `writer_model`, which the
+    writer spelled as it liked) a bare name means Ollama, as the seed wrote "gemma3:27b", except
+    `claude-*`, which only Anthropic serves. Ollama names without a tag get ":latest", as Ollama
+    itself does, so that "gemma3" and "ollama/gemma3:latest" compare equal (the critic must
+    recognise the writer's model however the writer spelled it).
     """
     text = spec.strip()
     if not text:
         raise ValueError("empty model name")
     provider, sep, name = text.partition("/")
-    if not sep or provider.lower() not in (*KNOWN_PROVIDERS, "google", "openai"):
+    if not sep or provider.lower() not in (*KNOWN_PROVIDERS, *_OTHER_PROVIDERS):
+        if require_provider:
+            raise ValueError(
+                f"model id {text[:120]!r} names no provider; write provider/model: "
+                + ", ".join(f"{p}/..." for p in KNOWN_PROVIDERS)
+            )
         # No provider prefix (a "/" may still be part of an Ollama namespace: "library/gemma3").
         provider, name = ("anthropic" if text.lower().startswith("claude") else "ollama"), text
     provider = provider.lower()

@@ -26,6 +26,7 @@ from agents.llm._base import (
     LLMTimeout,
     LLMUnavailable,
 )
+from agents.llm._config import base_url_problem
 from agents.llm._transport import BodyTooLarge, capped_transport
 
 
@@ -37,6 +38,12 @@ class OllamaProvider:
         self._max_bytes = max_response_bytes
         self._health_timeout = health_timeout
         self._capabilities: dict[str, frozenset[str] | None] = {}
+        self._problem = base_url_problem("ollama", host)
+        self.last_health_problem: str | None = None
+
+    def unusable(self) -> str | None:
+        """A configuration problem no request can get past (a base URL that cannot work)."""
+        return self._problem
 
     def _client(self, timeout: float) -> ollama.AsyncClient:
         return ollama.AsyncClient(
@@ -65,6 +72,8 @@ class OllamaProvider:
             wire[last_user]["images"] = list(images)
         started = time.perf_counter()
         where = f"ollama/{model}"
+        if self._problem:
+            raise LLMUnavailable(self._problem)
         try:
             async with asyncio.timeout(timeout), self._client(timeout) as client:
                 response = await client.chat(
@@ -92,6 +101,9 @@ class OllamaProvider:
         )
 
     async def healthy(self) -> bool:
+        if self._problem:
+            self.last_health_problem = self._problem
+            return False
         try:
             async with (
                 asyncio.timeout(self._health_timeout),
@@ -102,8 +114,14 @@ class OllamaProvider:
             return False
         return True
 
+    async def list_models(self) -> list[str]:
+        """Names of the models pulled on the server (GET /api/tags)."""
+        return await self.installed_models()
+
     async def installed_models(self) -> list[str]:
         """Names of the models pulled on the server (GET /api/tags)."""
+        if self._problem:
+            raise LLMUnavailable(self._problem)
         try:
             async with (
                 asyncio.timeout(self._health_timeout),

@@ -66,6 +66,16 @@ def strip_thinking(text: str) -> str:
     return text
 
 
+def structured_object(text: str) -> dict[str, Any] | None:
+    """The answer as one JSON object and nothing else (what a server that honoured the schema
+    sends), or None when the defensive parser is needed."""
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, AnswerError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def parse_json_answer(text: str) -> dict[str, Any]:
     """The JSON object in a model's answer. Raises AnswerError with a reason."""
     if not text or not text.strip():

@@ -9,7 +9,6 @@ of the same backend share one request.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -23,7 +22,9 @@ from agents.llm._base import (
     ModelRef,
     model_ref,
 )
+from agents.llm._config import anthropic_key, ollama_url, openai_key, openai_url
 from agents.llm._ollama import OllamaProvider
+from agents.llm._openai import OpenAIProvider
 from agents.settings import Settings
 
 
@@ -38,20 +39,31 @@ class LLMRouter:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, *, anthropic_api_key: str | None = None
+        cls,
+        settings: Settings,
+        *,
+        anthropic_api_key: str | None = None,
+        openai_api_key: str | None = None,
     ) -> LLMRouter:
-        """Backends as settings describe them. The Anthropic key comes from `anthropic_api_key`,
-        else the ANTHROPIC_API_KEY environment variable (secrets stay out of app_settings)."""
+        """Backends as settings (and the environment's conventions, `agents.llm._config`)
+        describe them. Keys come from the arguments, else ANTHROPIC_API_KEY / OPENAI_API_KEY:
+        secrets stay out of app_settings."""
         limit = settings.llm_max_response_bytes
         return cls(
             {
                 "ollama": OllamaProvider(
-                    settings.ollama_base_url,
+                    ollama_url(settings),
                     max_response_bytes=limit,
                     health_timeout=settings.ollama_health_timeout_seconds,
                 ),
+                "openai": OpenAIProvider(
+                    openai_url(settings),
+                    api_key=openai_api_key or openai_key(),
+                    max_response_bytes=limit,
+                    health_timeout=settings.openai_health_timeout_seconds,
+                ),
                 "anthropic": AnthropicProvider(
-                    api_key=anthropic_api_key or os.environ.get("ANTHROPIC_API_KEY"),
+                    api_key=anthropic_api_key or anthropic_key(),
                     base_url=settings.anthropic_base_url or None,
                     max_response_bytes=limit,
                 ),
@@ -123,12 +135,15 @@ def default_router(settings: Settings) -> LLMRouter:
     """The router for `Deps.llm is None`, shared per configuration so health caching works across
     reviewers that each build their deps."""
     key = (
-        settings.ollama_base_url,
+        ollama_url(settings),
+        openai_url(settings),
         settings.anthropic_base_url,
         settings.llm_max_response_bytes,
         settings.ollama_health_timeout_seconds,
+        settings.openai_health_timeout_seconds,
         settings.llm_health_cache_seconds,
-        os.environ.get("ANTHROPIC_API_KEY"),
+        # Keys are part of the identity (a changed key is a new router) but not kept in it.
+        hash((anthropic_key(), openai_key())),
     )
     router = _DEFAULT_ROUTERS.get(key)
     if router is None:

@@ -33,6 +33,7 @@ from agents.llm import (
     token_budget,
     unavailable_reason,
 )
+from agents.llm import answer_schema as S
 from agents.net import FetchError, URLRefused, client_for
 from agents.settings import Settings
 from agents.vision._images import (
@@ -86,15 +87,16 @@ async def _budget(model: str, settings: Settings, deps: Deps) -> int:
 
 # --- image relevance --------------------------------------------------------------------------
 
-IMAGES_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "scores": {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 100}},
-        "reasons": {"type": "array", "items": {"type": "string"}},
-        "overall": {"type": "number", "minimum": 0, "maximum": 100},
-    },
-    "required": ["scores", "reasons", "overall"],
-}
+IMAGE_REASON_CHARS = 200
+
+
+def images_schema(count: int) -> dict[str, Any]:
+    """One score and one short reason per image, exactly `count` of each."""
+    return S.answer_object(
+        scores=S.items(S.score(), count, min_items=count),
+        reasons=S.items(S.text(IMAGE_REASON_CHARS), count),
+        overall=S.score(),
+    )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -112,7 +114,10 @@ def images_reader(count: int) -> Callable[[dict[str, Any]], ImagesVerdict]:
         scores = read_scores(answer, "scores", limit=count)
         if len(scores) < count:
             raise AnswerError(f"scores for {len(scores)} of {count} images")
-        reasons = [read_text({"r": r}, "r", limit=300) for r in read_list(answer, "reasons")]
+        reasons = [
+            read_text({"r": r}, "r", limit=IMAGE_REASON_CHARS)
+            for r in read_list(answer, "reasons", limit=count)
+        ]
         if "overall" in answer:
             read_score(answer, "overall")  # validated: a nonsense overall means a confused model
         return ImagesVerdict(tuple(scores), tuple(reasons[:count]))
@@ -163,7 +168,7 @@ def images_prompt(draft: DraftSubmitted, refs: list[ImageRef]) -> Prompt:
         f"The article's details are below; its {len(refs)} image(s) are attached in the listed "
         f"order.\n\n{fenced.block}"
     )
-    return Prompt(system=system, user=user, schema=IMAGES_SCHEMA)
+    return Prompt(system=system, user=user, schema=images_schema(len(refs)))
 
 
 async def review_images(draft: DraftSubmitted, settings: Settings, deps: Deps) -> ReviewerResult:
@@ -241,15 +246,14 @@ async def review_images(draft: DraftSubmitted, settings: Settings, deps: Deps) -
 
 # --- rendered preview -------------------------------------------------------------------------
 
-PREVIEW_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "score": {"type": "number", "minimum": 0, "maximum": 100},
-        "issues": {"type": "array", "items": {"type": "string"}},
-        "summary": {"type": "string"},
-    },
-    "required": ["score", "issues", "summary"],
-}
+MAX_PREVIEW_ISSUES = 10
+PREVIEW_ISSUE_CHARS = 200
+PREVIEW_SUMMARY_CHARS = 500
+PREVIEW_SCHEMA: dict[str, Any] = S.answer_object(
+    score=S.score(),
+    issues=S.items(S.text(PREVIEW_ISSUE_CHARS), MAX_PREVIEW_ISSUES),
+    summary=S.text(PREVIEW_SUMMARY_CHARS),
+)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -260,8 +264,12 @@ class PreviewVerdict:
 
 
 def read_preview(answer: dict[str, Any]) -> PreviewVerdict:
-    issues = tuple(read_text({"i": i}, "i", limit=300) for i in read_list(answer, "issues"))
-    return PreviewVerdict(read_score(answer, "score"), issues, read_text(answer, "summary"))
+    issues = tuple(
+        read_text({"i": i}, "i", limit=PREVIEW_ISSUE_CHARS)
+        for i in read_list(answer, "issues", limit=MAX_PREVIEW_ISSUES)
+    )
+    summary = read_text(answer, "summary", limit=PREVIEW_SUMMARY_CHARS)
+    return PreviewVerdict(read_score(answer, "score"), issues, summary)
 
 
 def preview_prompt(draft: DraftSubmitted, screenshot: bytes) -> Prompt:

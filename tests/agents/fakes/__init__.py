@@ -21,12 +21,15 @@ from fakes._server import FakeServer, Reply, Seen, StaticSite, closed_port_url
 from fakes.llm_servers import (
     FakeAnthropic,
     FakeOllama,
+    FakeOpenAI,
     anthropic_error,
     anthropic_message,
     anthropic_text,
     anthropic_tool,
     ollama_chat,
     ollama_error,
+    openai_chat,
+    openai_error,
 )
 from schemas.records import DraftSubmitted
 
@@ -34,6 +37,7 @@ __all__ = [
     "AuditRecorder",
     "FakeAnthropic",
     "FakeOllama",
+    "FakeOpenAI",
     "FakeServer",
     "Reply",
     "Seen",
@@ -50,6 +54,8 @@ __all__ = [
     "make_draft",
     "ollama_chat",
     "ollama_error",
+    "openai_chat",
+    "openai_error",
 ]
 
 # Short limits keep the bad-input tests (hung servers, slow answers) to a second or two each.

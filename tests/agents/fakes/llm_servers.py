@@ -1,9 +1,12 @@
 """Local stand-ins for the model servers, speaking their real wire protocols so that the real
-`ollama` client and `anthropic` SDK run against them.
+`ollama` client, `openai` SDK and `anthropic` SDK run against them. (A real model server runs in
+tests/agents/llm/test_real_model.py; these script the misbehaviour a real one will not show.)
 
 FakeOllama: GET /api/version, GET /api/tags, POST /api/show, POST /api/chat (non-streaming).
-FakeAnthropic: POST /v1/messages (API key checked, as x-api-key or bearer token; errors in
-Anthropic's error envelope).
+FakeOpenAI: GET /v1/models, POST /v1/chat/completions (optional bearer key, OpenAI's error
+envelope).
+FakeAnthropic: POST /v1/messages, GET /v1/models (API key checked, as x-api-key or bearer token;
+errors in Anthropic's error envelope).
 
 Per model, tests queue replies (`script`) consumed in order, then the model's default (`always`).
 A reply is a `Reply` or a function of the request (`Seen -> Reply`) for answers that depend on
@@ -192,13 +195,108 @@ class FakeAnthropic(FakeServer):
         return [s.json() for s in self.requests_to("/v1/messages")]
 
     def respond(self, seen: Seen) -> Reply:
-        if seen.path != "/v1/messages" or seen.method != "POST":
-            return anthropic_error(404, "not_found_error", f"no route {seen.path}")
         # Older SDKs send the key as x-api-key, the 2.x SDK as a bearer token; both are accepted.
         keys = {seen.headers.get("x-api-key"), seen.headers.get("authorization", "")[7:]}
+        if seen.path == "/v1/models" and seen.method == "GET":
+            if self.api_key not in keys:
+                return anthropic_error(401, "authentication_error", "invalid x-api-key")
+            names = sorted({*self.scripts, *self.defaults})
+            data = [
+                {"type": "model", "id": n, "display_name": n, "created_at": "2026-01-01T00:00:00Z"}
+                for n in names
+            ]
+            return Reply.json({"data": data, "has_more": False, "first_id": None, "last_id": None})
+        if seen.path != "/v1/messages" or seen.method != "POST":
+            return anthropic_error(404, "not_found_error", f"no route {seen.path}")
         if self.api_key not in keys:
             return anthropic_error(401, "authentication_error", "invalid x-api-key")
         model = str((seen.json() or {}).get("model", ""))
         if model not in self.scripts and model not in self.defaults:
             return anthropic_error(404, "not_found_error", f"model: {model}")
+        return _pick(self.scripts.get(model), self.defaults.get(model), seen)
+
+
+# --- OpenAI-compatible --------------------------------------------------------------------------
+
+
+def openai_chat(
+    content: str | dict[str, Any],
+    *,
+    prompt_tokens: int = 120,
+    completion_tokens: int = 30,
+    finish_reason: str = "stop",
+    reasoning: str = "",
+    timings: dict[str, float] | None = None,
+    **reply: Any,
+) -> Reply:
+    """A /v1/chat/completions answer as OpenAI-compatible servers send it."""
+    text = content if isinstance(content, str) else json.dumps(content)
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if reasoning:
+        message["reasoning_content"] = reasoning  # llama.cpp, vLLM, DeepSeek
+    body: dict[str, Any] = {
+        "id": "chatcmpl-fake01",
+        "object": "chat.completion",
+        "created": 1767225600,
+        "model": "fake",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+    if timings is not None:
+        body["timings"] = timings
+    return Reply.json(body, **reply)
+
+
+def openai_error(status: int, message: str, kind: str = "invalid_request_error") -> Reply:
+    return Reply.json({"error": {"message": message, "type": kind, "code": None}}, status=status)
+
+
+@dataclass
+class FakeOpenAI(FakeServer):
+    """GET /v1/models, POST /v1/chat/completions. `api_key` None: no key needed (a local
+    server); else a wrong key gets a 401 that echoes it, as OpenAI's does. `rejects_format`: a
+    request with response_format gets the 400 a server without structured outputs sends."""
+
+    api_key: str | None = None
+    models: list[str] = field(default_factory=list)
+    scripts: dict[str, deque[Script]] = field(default_factory=dict)
+    defaults: dict[str, Script] = field(default_factory=dict)
+    rejects_format: bool = False
+    models_reply: Reply | None = None  # overrides GET /v1/models (the health check)
+
+    def add_model(self, name: str, *, always: Script | None = None) -> None:
+        self.models.append(name)
+        if always is not None:
+            self.defaults[name] = always
+
+    def script(self, model: str, *replies: Script) -> None:
+        self.scripts.setdefault(model, deque()).extend(replies)
+
+    def chats(self) -> list[dict[str, Any]]:
+        return [s.json() for s in self.requests_to("/v1/chat/completions")]
+
+    def respond(self, seen: Seen) -> Reply:
+        if self.api_key is not None:
+            sent = seen.headers.get("authorization", "")[len("Bearer ") :]
+            if sent != self.api_key:
+                return openai_error(401, f"Incorrect API key provided: {sent}.", "invalid_api_key")
+        if seen.path == "/v1/models":
+            if self.models_reply is not None:
+                return self.models_reply
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "me"} for m in self.models
+            ]
+            return Reply.json({"object": "list", "data": data})
+        if seen.path != "/v1/chat/completions":
+            return openai_error(404, f"no route {seen.path}")
+        body = seen.json() or {}
+        if self.rejects_format and "response_format" in body:
+            return openai_error(400, "'response_format' of type 'json_schema' is not supported")
+        model = str(body.get("model", ""))
+        if model not in self.scripts and model not in self.defaults:
+            return openai_error(404, f"The model `{model}` does not exist", "model_not_found")
         return _pick(self.scripts.get(model), self.defaults.get(model), seen)

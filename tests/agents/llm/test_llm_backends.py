@@ -273,7 +273,8 @@ async def test_anthropic_failures_become_llm_errors(
 
 
 async def test_anthropic_key_problems(anthropic_server: FakeAnthropic) -> None:
-    with pytest.raises(LLMBadResponse, match="HTTP 401"):
+    # A refused key is "unavailable": retrying cannot help, the fallback chain moves on.
+    with pytest.raises(LLMUnavailable, match=r"rejected the key \(HTTP 401\)"):
         await chat(claude(anthropic_server.url, key="wrong"), "claude-haiku-4-5")
     keyless = claude(anthropic_server.url, key=None)
     assert await keyless.healthy() is False

@@ -7,17 +7,18 @@ import asyncio
 import json
 
 import pytest
-from fakes import Reply
+from fakes import FakeOpenAI, Reply, anthropic_tool, closed_port_url
 
 from agents.llm import LLMRouter
 from agents.settings_service import SettingsService
 from streams.cli import main
 from streams.db import create_pool, migrate
-from streams.models_cli import check_models
+from streams.models_cli import check_models, format_table
 
 
 async def test_every_role_reports_what_stands_in_its_way(llm_settings, fake_ollama, fake_anthropic):
     fake_ollama.add_model("gemma3:27b")
+    fake_anthropic.always("claude-haiku-4-5", anthropic_tool({}))
     fake_ollama.add_model("qwen3-vl:30b", "completion", "vision", "thinking")
     settings = llm_settings.with_overrides(
         qa_gate_model="ollama/llama3",  # not pulled
@@ -28,7 +29,8 @@ async def test_every_role_reports_what_stands_in_its_way(llm_settings, fake_olla
 
     assert by_role["critic"].usable and by_role["critic"].detail == "pulled"
     assert by_role["critic fallback"].model == "anthropic/claude-haiku-4-5"
-    assert by_role["critic fallback"].usable  # an API key is set
+    assert by_role["critic fallback"].usable  # the models-list call took the key
+    assert by_role["critic fallback"].detail == "listed for this key (key verified)"
     assert not by_role["gates"].usable
     assert "ollama pull llama3:latest" in by_role["gates"].detail
     assert by_role["vision"].usable and by_role["vision"].thinking
@@ -48,6 +50,7 @@ async def test_no_key_and_no_server(llm_settings, fake_ollama):
 async def test_command_reads_the_database_settings(
     pulled, llm_settings, fake_ollama, fake_anthropic, pg_dsn, monkeypatch, capsys
 ):
+    fake_anthropic.always("claude-haiku-4-5", anthropic_tool({}))
     if pulled:
         fake_ollama.add_model("gemma3:27b")
     monkeypatch.setenv("ANTHROPIC_API_KEY", fake_anthropic.api_key)
@@ -77,3 +80,58 @@ def test_unreachable_database_is_one_line(capsys):
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("multiqa models: error: cannot reach PostgreSQL")
     assert "secret" not in err and len(err.strip().splitlines()) == 1
+
+
+async def test_openai_compatible_server_lists_what_it_serves(llm_settings, fake_anthropic):
+    with FakeOpenAI() as server:
+        server.add_model("qwen2.5:7b")
+        settings = llm_settings.with_overrides(
+            openai_base_url=f"{server.url}/v1",
+            pipeline_critic_model="openai/qwen2.5:7b",
+            qa_gate_model="openai/gpt-4o",
+        )
+        router = LLMRouter.from_settings(settings, anthropic_api_key=fake_anthropic.api_key)
+        by_role = {s.role: s for s in await check_models(settings, router)}
+    assert by_role["critic"].usable and by_role["critic"].detail == f"served by {server.url}/v1"
+    assert not by_role["gates"].usable
+    assert (
+        by_role["gates"].detail == f"{server.url}/v1 does not serve gpt-4o (it serves: qwen2.5:7b)"
+    )
+    # One listing for both roles on that server.
+    assert len(server.requests_to("/v1/models")) == 1
+
+
+async def test_openai_server_down_or_html_is_not_usable(llm_settings):
+    with FakeOpenAI() as server:
+        server.models_reply = Reply(200, b"<html>captive portal</html>", "text/html")
+        settings = llm_settings.with_overrides(
+            openai_base_url=f"{server.url}/v1", pipeline_critic_model="openai/m"
+        )
+        [critic, *_] = await check_models(settings, LLMRouter.from_settings(settings))
+    assert not critic.usable and "not the OpenAI API" in critic.detail
+    down = llm_settings.with_overrides(
+        openai_base_url=f"{closed_port_url()}/v1", pipeline_critic_model="openai/m"
+    )
+    [critic, *_] = await check_models(down, LLMRouter.from_settings(down))
+    assert not critic.usable and "is not reachable" in critic.detail
+
+
+async def test_anthropic_key_refused_or_unverifiable(llm_settings, fake_anthropic):
+    settings = llm_settings.with_overrides(pipeline_critic_model="anthropic/claude-haiku-4-5")
+    refused = LLMRouter.from_settings(settings, anthropic_api_key="sk-ant-wrong")
+    [critic, *_] = await check_models(settings, refused)
+    assert not critic.usable and "rejected the key (HTTP 401)" in critic.detail
+    away = settings.with_overrides(anthropic_base_url=closed_port_url())
+    unverified = LLMRouter.from_settings(away, anthropic_api_key="sk-ant-any")
+    [critic, *_] = await check_models(away, unverified)
+    assert critic.usable and critic.detail.startswith("key set, not verified")
+
+
+async def test_warns_when_the_fallback_critic_is_the_primary(llm_settings, fake_ollama):
+    fake_ollama.add_model("gemma3:27b")
+    same = llm_settings.with_overrides(qa_fallback_critic_model="gemma3:27b")
+    statuses = await check_models(same, LLMRouter.from_settings(same, anthropic_api_key=""))
+    fallback = statuses[1]
+    assert "nothing to fall back to" in fallback.warning
+    assert "WARNING: the fallback critic is the primary" in format_table(statuses)
+    assert statuses[0].warning == ""

@@ -1,0 +1,136 @@
+"""Where the model servers are: the ecosystem's environment variables as defaults, the setting
+winning when set, and URLs that cannot work refused with a reason."""
+
+from __future__ import annotations
+
+import pytest
+from fakes import FakeOllama, make_draft, ollama_chat
+
+from agents import critic
+from agents.base import Deps
+from agents.llm import (
+    LLMRouter,
+    base_url_problem,
+    is_local_server,
+    model_ref,
+    ollama_url,
+    openai_url,
+)
+from agents.llm._config import normalise_ollama_host
+from agents.settings import Settings
+from schemas.records import ReviewStatus
+
+
+@pytest.mark.parametrize(
+    ("raw", "url"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:11434"),
+        (":8080", "http://127.0.0.1:8080"),
+        ("gpu-box:11500", "http://gpu-box:11500"),
+        ("http://gpu-box", "http://gpu-box:80"),
+        ("https://ollama.example.com", "https://ollama.example.com:443"),
+        ("0.0.0.0", "http://0.0.0.0:11434"),
+        ("[::1]:9000", "http://[::1]:9000"),
+        ("gpu-box:11500/", "http://gpu-box:11500"),
+    ],
+)
+def test_ollama_host_short_forms(raw: str, url: str) -> None:
+    assert normalise_ollama_host(raw) == url
+
+
+def test_ollama_host_is_the_default_and_the_setting_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    assert ollama_url(Settings()) == "http://127.0.0.1:11434"
+    monkeypatch.setenv("OLLAMA_HOST", "gpu-box:11500")
+    assert ollama_url(Settings()) == "http://gpu-box:11500"
+    assert ollama_url(Settings(ollama_base_url="http://other:1234")) == "http://other:1234"
+
+
+def test_openai_base_url_convention(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert openai_url(Settings()) == "https://api.openai.com/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1/")
+    assert openai_url(Settings()) == "http://127.0.0.1:8000/v1"
+    # No path means /v1, where every OpenAI-compatible server serves the API.
+    assert openai_url(Settings(openai_base_url="http://vllm:8000")) == "http://vllm:8000/v1"
+    proxied = Settings(openai_base_url="https://api.groq.com/openai/v1")
+    assert openai_url(proxied) == "https://api.groq.com/openai/v1"
+
+
+async def test_a_library_user_environment_reaches_ollama(
+    fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue's symptom: OLLAMA_HOST did nothing. Now a review with default settings asks the
+    server OLLAMA_HOST names."""
+    fake_ollama.add_model(
+        "gemma3:27b",
+        always=ollama_chat({"approved": True, "quality_score": 77, "feedback": "fine"}),
+    )
+    monkeypatch.setenv("OLLAMA_HOST", fake_ollama.url.removeprefix("http://"))
+    settings = Settings(qa_fallback_critic_model="", ollama_health_timeout_seconds=0.5)
+    result = await critic.review(
+        make_draft(), settings, Deps(llm=LLMRouter.from_settings(settings))
+    )
+    assert result.status is ReviewStatus.OK and result.score == 77.0
+    assert len(fake_ollama.chats()) == 1
+
+
+@pytest.mark.parametrize(
+    ("provider", "url", "needle"),
+    [
+        ("ollama", "http://h:11434/api", "has a path (/api)"),
+        ("ollama", "http://h:11434/v1", "has a path (/v1)"),
+        ("openai", "http://h:8000/v1/chat/completions", "names an endpoint"),
+        ("openai", "http://h:8000/v1/models", "names an endpoint"),
+        ("openai", "https://u:sk-live-xyz@h/v1", "carries credentials"),
+        ("openai", "ftp://h/v1", "must be http(s)://host[:port]"),
+        ("openai", "http://h:port/v1", "not a URL"),
+        ("anthropic", "https://api.anthropic.com/?key=1", "query or fragment"),
+    ],
+)
+def test_base_urls_that_cannot_work(provider: str, url: str, needle: str) -> None:
+    problem = base_url_problem(provider, url)
+    assert problem is not None and needle in problem
+    assert "sk-live-xyz" not in problem
+
+
+@pytest.mark.parametrize(
+    ("provider", "url"),
+    [
+        ("ollama", "http://127.0.0.1:11434"),
+        ("ollama", "https://ollama.example.com:443/"),
+        ("openai", "http://127.0.0.1:8000/v1"),
+        ("openai", "https://api.groq.com/openai/v1"),
+        ("anthropic", "https://api.anthropic.com"),
+    ],
+)
+def test_base_urls_that_work(provider: str, url: str) -> None:
+    assert base_url_problem(provider, url) is None
+
+
+def test_local_servers_are_recognised() -> None:
+    local = [
+        "http://127.0.0.1:8000/v1",
+        "http://localhost:1234",
+        "http://10.1.2.3:8000",
+        "http://192.168.1.5/v1",
+        "http://gpu.local:8000",
+        "http://[::1]:8000",
+    ]
+    hosted = ["https://api.openai.com/v1", "https://api.groq.com/openai/v1", "http://8.8.8.8/v1"]
+    assert all(is_local_server(u) for u in local)
+    assert not any(is_local_server(u) for u in hosted)
+
+
+def test_settings_need_a_provider_drafts_do_not() -> None:
+    with pytest.raises(ValueError, match="names no provider"):
+        model_ref("qwen2.5:7b", require_provider=True)
+    assert str(model_ref("openai/qwen2.5:7b", require_provider=True)) == "openai/qwen2.5:7b"
+    # A writer names its own model as it likes (the seed's bare Ollama names).
+    assert str(model_ref("gemma3:27b")) == "ollama/gemma3:27b"
+
+
+def test_default_fallback_critic_is_not_the_primary() -> None:
+    defaults = Settings()
+    assert model_ref(defaults.pipeline_critic_model) != model_ref(defaults.qa_fallback_critic_model)
+    assert critic.critic_chain(defaults) == ["ollama/gemma3:27b", "ollama/llama3.1:8b"]
