@@ -5,8 +5,8 @@ naming the key, the value and what would be accepted.
 Kinds: "model" / "model_or_empty" (provider/model with a provider of MODEL_PROVIDERS: a bare
 name could be served by Ollama or an OpenAI-compatible server, and the reviewers refuse to guess),
 "url" / "url_or_empty" (http(s) with a host), "ollama_url" / "openai_url" / "anthropic_url" (empty,
-or a base URL agents.llm can use: no credentials, no endpoint path), "host_or_empty", "hosts" (the URL
-guard's allowlist: host names, .domains, IPs, CIDRs), "reviewers", "rule_codes", "names" (a
+or a base URL agents.llm can use: no credentials, no endpoint path), "host_or_empty", "hosts"
+(the URL guard's allowlist: host names, .domains, IPs, CIDRs), "reviewers", "rule_codes", "names" (a
 comma-separated list of non-empty words) and "path" (absolute). "" is free text.
 """
 

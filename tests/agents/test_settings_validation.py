@@ -32,12 +32,16 @@ from agents.settings import (
         ("qa_url_allowlist", "999.1.1.1", "is not a valid IP or CIDR"),
         ("pipeline_critic_model", "", "pipeline_critic_model is empty"),
         ("pipeline_critic_model", "   ", "pipeline_critic_model is empty"),
-        ("pipeline_critic_model", "openai/gpt-4o", "unknown provider 'openai'"),
+        ("pipeline_critic_model", "mistral/large", "unknown provider 'mistral'"),
+        # bare: Ollama's or an OpenAI-compatible server's? The reviewers refuse to guess.
+        ("pipeline_critic_model", "gemma3:27b", "names no provider; write provider/model"),
         ("qa_vision_model", "google/gemini", "unknown provider 'google'"),
         ("qa_gate_model", "ollama/", "no model name after the provider"),
         ("qa_fallback_critic_model", "gemma 3", "a model name has no spaces"),
         ("ollama_base_url", "not a url", "is not an http(s) URL"),
-        ("ollama_base_url", "", "is not an http(s) URL"),
+        ("ollama_base_url", "http://127.0.0.1:11434/api", "Ollama serves its API at the root"),
+        ("openai_base_url", "http://vllm:8000/v1/chat/completions", "names an endpoint"),
+        ("openai_base_url", "https://me:sk-live-1@api.example.com/v1", "carries credentials"),
         ("ollama_base_url", "ftp://127.0.0.1:11434", "is not an http(s) URL"),
         ("ollama_base_url", "http://127.0.0.1:99999", "is not a URL"),
         ("ollama_base_url", "http://:11434", "is not an http(s) URL"),
@@ -73,12 +77,14 @@ def test_bad_values_are_refused_in_one_line_naming_the_key(
         ("qa_url_allowlist", " 127.0.0.1 , .example.com,10.0.0.0/8,[::1], ", None),
         ("qa_url_allowlist", "", ""),
         ("pipeline_critic_model", " ollama/gemma3:27b ", "ollama/gemma3:27b"),
-        ("pipeline_critic_model", "gemma3:27b", "gemma3:27b"),  # the seed's bare Ollama name
+        ("pipeline_critic_model", "openai/qwen2.5:7b", "openai/qwen2.5:7b"),
         ("pipeline_critic_model", "Anthropic/claude-sonnet-4", "Anthropic/claude-sonnet-4"),
         ("qa_gate_model", "", ""),  # empty: the critic's model
         ("qa_fallback_critic_model", "", ""),  # empty: no fallback
         ("ollama_base_url", "https://gpu-box.lan:11434/", "https://gpu-box.lan:11434/"),
         ("ollama_base_url", "http://[::1]:11434", "http://[::1]:11434"),
+        ("ollama_base_url", "", ""),  # empty: $OLLAMA_HOST, else 127.0.0.1:11434
+        ("openai_base_url", "http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"),
         ("anthropic_base_url", "", ""),
         ("site_domain", "blog.example.com", "blog.example.com"),
         ("qa_required_to_pass", "urls, critic", "urls,critic"),

@@ -134,3 +134,22 @@ def test_default_fallback_critic_is_not_the_primary() -> None:
     defaults = Settings()
     assert model_ref(defaults.pipeline_critic_model) != model_ref(defaults.qa_fallback_critic_model)
     assert critic.critic_chain(defaults) == ["ollama/gemma3:27b", "ollama/llama3.1:8b"]
+
+
+@pytest.mark.parametrize("key", ["openai_api_key", "OPENAI_API_KEY", "anthropic_api_key"])
+def test_keys_are_not_settings(key: str) -> None:
+    """A key never reaches app_settings: there is no such setting to write it to."""
+    from agents.settings import SettingsError, validate_value
+
+    with pytest.raises(SettingsError, match="unknown setting") as caught:
+        validate_value(key, "sk-live-should-not-be-stored")
+    assert "sk-live-should-not-be-stored" not in str(caught.value)
+
+
+def test_a_base_url_with_a_key_in_it_is_refused_without_repeating_it() -> None:
+    from agents.settings import SettingsError, validate_value
+
+    with pytest.raises(SettingsError, match="carries credentials") as caught:
+        validate_value("openai_base_url", "https://me:sk-live-9876@api.example.com/v1")
+    assert "sk-live-9876" not in str(caught.value)
+    assert "OPENAI_API_KEY" in str(caught.value)
