@@ -15,6 +15,7 @@ review: reviewers still running then are cancelled and named in `missing_reviewe
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 import uuid
@@ -22,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agents._spans import current_trace_id
 from agents.aggregate import build_decision, is_settled, short_circuits
 from agents.base import Deps, ReviewerSpec, run_reviewer
 from agents.feedback import format_qa_feedback_from_reviews
@@ -157,6 +159,8 @@ class MultiModelQA:
             early=early,
             decided_at=self.deps.now(),
         )
+        # A caller that traces its review gets the trace id in the decision, as the stream does.
+        decision = dataclasses.replace(decision, trace_id=current_trace_id())
         reviews = _in_order(results, expected)
         return MultiModelResult(
             approved=decision.approved,

@@ -139,6 +139,7 @@ class QADecision:
     needs_human_review: bool = False
     settings_version: str = ""
     decided_at: datetime = field(default_factory=utc_now)
+    trace_id: str = ""  # v2: the review trace (W3C trace id, 32 hex digits), "" when none
 
 
 @dataclass(frozen=True, slots=True)

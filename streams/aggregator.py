@@ -37,6 +37,7 @@ Every event's changelog writes are delivered before the event is acknowledged.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections import deque
@@ -67,6 +68,8 @@ from streams._entry import (
 from streams._offsets import InputOffsets, is_offset_key
 from streams.config import StreamConfig
 from streams.deadletter import DeadLetters
+from streams.observe._logs import draft_context
+from streams.observe._metrics import record_decision
 from streams.serde import EventSchema, Undecodable
 from streams.topics import Topics, misrouted
 
@@ -287,7 +290,12 @@ class Aggregator:
                 return  # the table is incomplete; the offsets check re-fetches this later
             if not await self.offsets.admit(message.tp, message.offset):
                 return
-        await self._apply(event)
+        value = event.value
+        if isinstance(value, DraftSubmitted | ReviewerResult):
+            with draft_context(value.draft_id, value.version):
+                await self._apply(event)
+        else:
+            await self._apply(event)
         if tracked:
             self.offsets.applied(message.tp, message.offset)
 
@@ -428,6 +436,8 @@ class Aggregator:
             timed_out=decided_by == "timeout",
             early=decided_by == "settled" and bool(pending),
         )
+        # The review's trace (the submission's), so a decision leads to its whole trace.
+        decision = dataclasses.replace(decision, trace_id=tracing.trace_id_of(entry.traceparent))
         entry.set_decision(decision)
         entry.decided_by = decided_by
         entry.decided_at = self.clock()
@@ -435,6 +445,7 @@ class Aggregator:
         # The decision must be in the changelog before anyone can see it (module docstring).
         await self.table.last_write
         self.counts["decided"] += 1
+        record_decision(decision)
         if decided_by == "timeout":
             self.counts["timeouts"] += 1
         await self._publish(entry)

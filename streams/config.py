@@ -92,6 +92,17 @@ class StreamConfig:
     """Port of the aggregator app's Faust web server (table view); 0: no web server."""
     web_host: str = "127.0.0.1"
 
+    # --- operations (streams.observe, streams.ui) ---------------------------------------------
+    ops_port: int = 9464
+    """Port of the worker's /metrics, /healthz and /readyz; 0: no such endpoint."""
+    ops_host: str = "127.0.0.1"
+    """Address the operations endpoint binds (0.0.0.0 in a container, for the probes)."""
+    ui: bool = False
+    """Also serve the decisions pages on the operations endpoint (workers running the sinks)."""
+    trace_url: str = ""
+    """Link of a trace viewer for a decision's trace id, e.g.
+    http://localhost:16686/trace/{trace_id} (Jaeger); empty: the id is shown without a link."""
+
     def __post_init__(self) -> None:
         _check(self.partitions >= 1, "partitions", self.partitions, "must be >= 1")
         _check(self.replication_factor >= 1, "replication_factor", self.replication_factor, ">= 1")
@@ -112,6 +123,13 @@ class StreamConfig:
             self.decided_retention_seconds,
         )
         _check(0 <= self.web_port < 65536, "web_port", self.web_port)
+        _check(0 <= self.ops_port < 65536, "ops_port", self.ops_port)
+        _check(
+            not self.trace_url or "{trace_id}" in self.trace_url,
+            "trace_url",
+            self.trace_url,
+            "must contain {trace_id}",
+        )
         for name in (
             "broker_session_timeout",
             "broker_heartbeat_interval",

@@ -19,6 +19,8 @@ import faust
 from faust.types.tuples import Message
 
 from schemas import DeadLetter
+from streams import tracing
+from streams.observe._metrics import record_dead_letter
 from streams.serde import dead_letter
 
 log = logging.getLogger("multiqa.streams")
@@ -40,9 +42,11 @@ class DeadLetters:
     async def park(self, message: Message, error: BaseException) -> DeadLetter:
         """Publish `message` as a dead letter (waiting for the broker), then audit it."""
         dead = dead_letter(message, error, consumer=self.consumer)
-        fut = await self.topic.send(key=dead.key, value=dead)
-        await fut
+        with tracing.dead_letter_span(message.headers, dead):
+            fut = await self.topic.send(key=dead.key, value=dead)
+            await fut
         self.parked += 1
+        record_dead_letter(dead)
         log.warning(
             "%s dead-lettered %s[%d]@%d: %s: %s",
             self.consumer,

@@ -17,6 +17,7 @@ never to the live decisions topic: downstream publishes what it reads there.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections import defaultdict
@@ -149,6 +150,8 @@ def _rescore_one(
         timed_out=original.timed_out,
         early=original.early_decided,
     )
+    # The same review's trace: a re-score is about the same evidence, not a new review.
+    rescored = dataclasses.replace(rescored, trace_id=original.trace_id)
     return Rescored(original, rescored)
 
 

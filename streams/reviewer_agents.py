@@ -39,6 +39,8 @@ from agents.settings import Settings
 from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult
 from streams import tracing
 from streams.deadletter import DeadLetters
+from streams.observe._logs import draft_context
+from streams.observe._metrics import record_result
 from streams.serde import Undecodable
 from streams.topics import Topics, misrouted
 
@@ -221,20 +223,22 @@ class ReviewerAgent:
             await self.dead_letters.park(event.message, wrong_key)
             return
         draft = value
-        with tracing.tracer().start_as_current_span(
-            f"multiqa.review {self.spec.name}",
-            context=tracing.extract(event.headers),
-            kind=SpanKind.CONSUMER,
-            attributes={
-                **tracing.draft_attributes(draft.draft_id, draft.version),
-                "multiqa.reviewer": self.spec.name,
-            },
-        ) as span:
-            result = await self.review(draft)
-            span.set_attribute("multiqa.status", str(result.status))
-            span.set_attribute("multiqa.score", result.score)
-            headers = tracing.inject()
-        await self.publish(result, headers)
+        with draft_context(draft.draft_id, draft.version):
+            with tracing.tracer().start_as_current_span(
+                f"multiqa.review {self.spec.name}",
+                context=tracing.extract(event.headers),
+                kind=SpanKind.CONSUMER,
+                attributes={
+                    **tracing.draft_attributes(draft.draft_id, draft.version),
+                    "multiqa.reviewer": self.spec.name,
+                },
+            ) as span:
+                result = await self.review(draft)
+                span.set_attribute("multiqa.status", str(result.status))
+                span.set_attribute("multiqa.score", result.score)
+                headers = tracing.inject()
+            published = await self.publish(result, headers)
+        record_result(published)
         self.reviewed += 1
 
     async def review(self, draft: DraftSubmitted) -> ReviewerResult:
@@ -270,9 +274,12 @@ class ReviewerAgent:
         spec = dataclasses.replace(self.spec, review=already_decided, enabled=lambda _: True)
         return await run_reviewer(spec, draft, settings, self.deps)
 
-    async def publish(self, result: ReviewerResult, headers: tracing.KafkaHeaders) -> None:
+    async def publish(
+        self, result: ReviewerResult, headers: tracing.KafkaHeaders
+    ) -> ReviewerResult:
         """Publish and wait for the broker; a result the codec refuses becomes an error result
-        (the reviewer still answers); a broker refusing it is retried until it takes it."""
+        (the reviewer still answers); a broker refusing it is retried until it takes it.
+        Returns the result published."""
         attempt = 0
         replaced = False
         while True:
@@ -282,7 +289,7 @@ class ReviewerAgent:
                     key=result.draft_id, value=result, headers=headers
                 )
                 await fut
-                return
+                return result
             except CodecError as exc:
                 if replaced:
                     raise  # the error result itself is refused: a bug, not the reviewer's

@@ -152,3 +152,53 @@ def configure(service_name: str = "multiqa", exporter: Any = None) -> bool:
         trace.set_tracer_provider(provider)
     provider.add_span_processor(processor)
     return True
+
+
+def trace_id_of(traceparent: str | None) -> str:
+    """The 32-hex trace id of a traceparent ("" when absent or malformed)."""
+    parts = (traceparent or "").split("-")
+    if len(parts) >= 4 and len(parts[1]) == 32 and parts[1] != "0" * 32:
+        return parts[1]
+    return ""
+
+
+@contextmanager
+def dead_letter_span(headers: HeadersArg, dead: Any) -> Iterator[None]:
+    """`multiqa.dead_letter`, a child of the parked event's trace (when it carried one)."""
+    with tracer().start_as_current_span(
+        "multiqa.dead_letter",
+        context=extract(headers),
+        kind=SpanKind.PRODUCER,
+        attributes={
+            "multiqa.source_topic": dead.source_topic,
+            "multiqa.source_partition": dead.source_partition,
+            "multiqa.source_offset": dead.source_offset,
+            "multiqa.consumer": dead.consumer,
+            "multiqa.error_type": dead.error_type,
+        },
+    ) as span:
+        span.set_status(trace.StatusCode.ERROR, dead.error_type)
+        yield
+
+
+@contextmanager
+def child_spans(
+    name: str, headers: Sequence[HeadersArg], attributes: Mapping[str, Any] | None = None
+) -> Iterator[list[trace.Span]]:
+    """One span per event, each a child of its event's trace, all covering the block: a batch
+    written once (a sink's transaction) appears in the trace of every draft it carried."""
+    attrs = dict(attributes or {})
+    spans = [
+        tracer().start_span(name, context=extract(h), kind=SpanKind.CLIENT, attributes=attrs)
+        for h in headers
+    ]
+    try:
+        yield spans
+    except BaseException as exc:
+        for span in spans:
+            span.record_exception(exc)
+            span.set_status(trace.StatusCode.ERROR, type(exc).__name__)
+        raise
+    finally:
+        for span in spans:
+            span.end()

@@ -106,6 +106,7 @@ def run(
     )
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    ops = _start_ops(config, loop)
     loop.run_until_complete(wait_for_topics(config))
     if runtime is None:
         runtime = loop.run_until_complete(build_runtime(config))
@@ -118,9 +119,43 @@ def run(
         roster=roster,
         runtime=runtime,
     )
+    if ops is not None:
+        ops.attach(stream, runtime)
     log.info("starting Faust apps: %s", ", ".join(app.conf.id for app in stream.apps.values()))
     worker = stream.worker(loop=loop, loglevel=loglevel)
+    _log_context_after_setup(worker)
     worker.execute_from_commandline()
+
+
+def _start_ops(config: StreamConfig, loop: asyncio.AbstractEventLoop) -> Any:
+    """Bind the operations endpoint first (streams.observe), so probes answer while the worker
+    waits for the broker and the database; None when MULTIQA_OPS_PORT is 0."""
+    if not config.ops_port:
+        return None
+    from streams.observe import OpsServerError, WorkerOps
+
+    ops = WorkerOps(config)
+    try:
+        loop.run_until_complete(ops.start())
+    except OpsServerError as exc:
+        raise OpsServerError(
+            f"MULTIQA_OPS_PORT: the operations endpoint {exc} (another worker on this machine?); "
+            "set MULTIQA_OPS_PORT to a free port, or 0 to run without /metrics and probes"
+        ) from exc
+    return ops
+
+
+def _log_context_after_setup(worker: Any) -> None:
+    """Once mode has configured logging, every record carries trace_id/span_id/draft_id."""
+    from streams.observe import install_log_context
+
+    setup = worker.on_setup_root_logger
+
+    def on_setup_root_logger(logger: logging.Logger, level: int) -> None:
+        setup(logger, level)
+        install_log_context(logger)
+
+    worker.on_setup_root_logger = on_setup_root_logger
 
 
 def _reviewer_names(text: str | None) -> list[str] | None:
@@ -153,6 +188,8 @@ def add_parser(subparsers: Any) -> None:
 def _run_from_args(args: argparse.Namespace) -> int:
     # Not `run_command`: a worker runs for good, its own event loop, aiokafka's logs kept. What
     # it refuses up front is a usage error (exit 2), as for argparse.
+    from streams.observe import OpsServerError
+
     try:
         config = discover_config(args)
         run(
@@ -164,6 +201,8 @@ def _run_from_args(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:  # ConfigError, unknown reviewer names, nothing to run
         return print_error("multiqa worker", exc, code=2)
+    except OpsServerError as exc:  # the operations endpoint's port is taken
+        return print_error("multiqa worker", exc, code=1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

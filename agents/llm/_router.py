@@ -13,10 +13,14 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from opentelemetry.trace import SpanKind, StatusCode
+
+from agents._spans import tracer
 from agents.llm._anthropic import AnthropicProvider
 from agents.llm._base import (
     ChatMessage,
     LLMAnswer,
+    LLMError,
     LLMProvider,
     LLMUnavailable,
     ModelRef,
@@ -90,15 +94,36 @@ class LLMRouter:
         images: Sequence[bytes] | None = None,
     ) -> LLMAnswer:
         provider, ref = self.resolve(model)
-        return await provider.chat(
-            ref.name,
-            messages,
-            json_schema=json_schema,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            timeout=timeout,
-            images=images,
-        )
+        with tracer().start_as_current_span(
+            "multiqa.llm chat",
+            kind=SpanKind.CLIENT,
+            attributes={
+                "gen_ai.system": ref.provider,
+                "gen_ai.request.model": ref.name[:200],
+                "gen_ai.request.max_tokens": max_tokens,
+                "multiqa.llm.structured": json_schema is not None,
+            },
+        ) as span:
+            try:
+                answer = await provider.chat(
+                    ref.name,
+                    messages,
+                    json_schema=json_schema,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    timeout=timeout,
+                    images=images,
+                )
+            except LLMError as exc:
+                span.set_attribute("multiqa.llm.status", type(exc).__name__)
+                span.set_status(StatusCode.ERROR, exc.reason[:200])
+                raise
+            span.set_attribute("multiqa.llm.status", "ok")
+            span.set_attribute("gen_ai.usage.input_tokens", answer.tokens_in)
+            span.set_attribute("gen_ai.usage.output_tokens", answer.tokens_out)
+            if answer.stop_reason:
+                span.set_attribute("gen_ai.response.finish_reasons", [answer.stop_reason[:50]])
+            return answer
 
     async def healthy(self, model: str | ModelRef) -> bool:
         """Whether the backend serving `model` answers (cached briefly, checks shared)."""

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 import httpcore
 import httpx
+from opentelemetry.trace import Span, SpanKind, StatusCode
 
+from agents._spans import tracer, url_attributes
 from agents.net._backend import PinnedBackend, Resolver, system_resolver
 from agents.net._errors import ErrorKind, FetchError, URLRefused
 from agents.net._policy import Allowlist, check_url
@@ -120,6 +122,14 @@ class GuardedClient:
     async def head_or_get(self, url: str) -> UrlCheck:
         """Is `url` alive? HEAD (following checked redirects); GET when HEAD answers 405 or 501,
         reading at most a few KB. Never raises for anything a URL can do."""
+        with tracer().start_as_current_span(
+            "multiqa.http check", kind=SpanKind.CLIENT, attributes=url_attributes(url)
+        ) as span:
+            check = await self._head_or_get(url)
+            _end_span(span, check.status, check.error_kind)
+            return check
+
+    async def _head_or_get(self, url: str) -> UrlCheck:
         try:
             async with asyncio.timeout(self.timeout):
                 status, final = await self._probe("HEAD", url)
@@ -139,6 +149,19 @@ class GuardedClient:
         Raises URLRefused (guard), FetchError (kind: invalid_url, dns, timeout, http_error,
         too_large, network) — never an httpx exception.
         """
+        with tracer().start_as_current_span(
+            "multiqa.http fetch", kind=SpanKind.CLIENT, attributes=url_attributes(url)
+        ) as span:
+            try:
+                status, body = await self._fetch_bytes(url, max_bytes)
+            except FetchError as exc:
+                _end_span(span, exc.status, exc.kind)
+                raise
+            _end_span(span, status, ErrorKind.OK)
+            span.set_attribute("http.response.body.size", len(body))
+            return body
+
+    async def _fetch_bytes(self, url: str, max_bytes: int) -> tuple[int, bytes]:
         try:
             async with asyncio.timeout(self.timeout):
                 response = await self._send_following("GET", url)
@@ -163,7 +186,7 @@ class GuardedClient:
                             f"body exceeds {max_bytes} bytes",
                             status=response.status_code,
                         )
-                    return body
+                    return response.status_code, body
                 finally:
                     await response.aclose()
         except FetchError:
@@ -225,6 +248,14 @@ class GuardedClient:
             if response.status_code == 303 and method != "HEAD":
                 method = "GET"
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _end_span(span: Span, status: int | None, kind: ErrorKind) -> None:
+    span.set_attribute("multiqa.http.outcome", kind.value)
+    if status is not None:
+        span.set_attribute("http.response.status_code", status)
+    if kind is not ErrorKind.OK:
+        span.set_status(StatusCode.ERROR, kind.value)
 
 
 async def _read_at_most(response: httpx.Response, limit: int) -> bytes:

@@ -30,12 +30,13 @@ from typing import TYPE_CHECKING, Any
 import faust
 from faust.types import EventT
 
-from schemas import DeadLetter
+from schemas import DeadLetter, DraftSubmitted
+from streams import tracing
 from streams.deadletter import DeadLetters
 from streams.serde import Undecodable
 from streams.sinks._retry import SinkError
 from streams.sinks._sink import Sink
-from streams.topics import Topics
+from streams.topics import Topics, misrouted
 
 if TYPE_CHECKING:
     from streams.app import Runtime
@@ -66,10 +67,14 @@ class SinkAgents:
             topics.dead_letters, "sinks", audit=runtime.dead_letter_audit
         )
         self._sink: Sink | None = None
+        self.skipped = 0  # drafts not stored: undecodable or misrouted (parked elsewhere)
         self._connecting: asyncio.Lock | None = None
         app.agent(topics.decisions, name="sink-decisions")(self._consume_decisions)
         app.agent(topics.reviews, name="sink-reviews")(self._consume_reviews)
         app.agent(topics.dead_letters, name="sink-dead-letters")(self._consume_dead_letters)
+        # Drafts as they arrived (qa_drafts, for rereview and the decisions UI). A bad or
+        # misrouted draft is the reviewers' and the aggregator's to park; here it is skipped.
+        app.agent(topics.drafts, name="sink-drafts")(self._consume_drafts)
 
     async def sink(self) -> Sink:
         """The process's pool when the runtime has one, else a pool of our own (waiting for the
@@ -90,6 +95,11 @@ class SinkAgents:
     async def _consume_reviews(self, stream: faust.StreamT[Any]) -> None:
         await self._consume(stream, "reviews", lambda sink, batch: sink.write_reviews(batch))
 
+    async def _consume_drafts(self, stream: faust.StreamT[Any]) -> None:
+        await self._consume(
+            stream, "drafts", lambda sink, batch: sink.write_drafts(batch), dead_letter_bad=None
+        )
+
     async def _consume_dead_letters(self, stream: faust.StreamT[Any]) -> None:
         async def write(sink: Sink, batch: Sequence[DeadLetter]) -> int:
             return sum([await sink.write_dead_letter(dead) for dead in batch])
@@ -97,7 +107,12 @@ class SinkAgents:
         await self._consume(stream, "dead letters", write, dead_letter_bad=False)
 
     async def _consume(
-        self, stream: faust.StreamT[Any], kind: str, write: Write, *, dead_letter_bad: bool = True
+        self,
+        stream: faust.StreamT[Any],
+        kind: str,
+        write: Write,
+        *,
+        dead_letter_bad: bool | None = True,
     ) -> None:
         manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
         queue: asyncio.Queue[EventT[Any]] = asyncio.Queue(maxsize=2 * self.max_batch)
@@ -122,7 +137,7 @@ class SinkAgents:
         queue: asyncio.Queue[EventT[Any]],
         kind: str,
         write: Write,
-        dead_letter_bad: bool,
+        dead_letter_bad: bool | None,
     ) -> None:
         sink = await self.sink()
         while True:
@@ -139,18 +154,28 @@ class SinkAgents:
         events: list[EventT[Any]],
         kind: str,
         write: Write,
-        dead_letter_bad: bool,
+        dead_letter_bad: bool | None,
     ) -> None:
         good: list[EventT[Any]] = []
         for event in events:
             if isinstance(event.value, Undecodable):
                 await self._reject(event, event.value.error, dead_letter_bad)
+            elif dead_letter_bad is None and (
+                not isinstance(event.value, DraftSubmitted)
+                or misrouted(event.key, event.value.draft_id) is not None
+            ):
+                self.skipped += 1  # another role parks it (see _consume_drafts)
             else:
                 good.append(event)
         if not good:
             return
         try:
-            await write(sink, [event.value for event in good])
+            with tracing.child_spans(
+                f"multiqa.sink {kind}",
+                [event.headers for event in good],
+                {"multiqa.sink.batch": len(good), "db.system": "postgresql"},
+            ):
+                await write(sink, [event.value for event in good])
             return
         except SinkError:
             log.warning("a batch of %d %s was refused; writing them one by one", len(good), kind)
@@ -161,9 +186,15 @@ class SinkAgents:
             except SinkError as exc:
                 await self._reject(event, exc, dead_letter_bad)
 
-    async def _reject(self, event: EventT[Any], error: BaseException, dead_letter: bool) -> None:
+    async def _reject(
+        self, event: EventT[Any], error: BaseException, dead_letter: bool | None
+    ) -> None:
         message = event.message
-        if dead_letter:
+        if dead_letter is None:
+            self.skipped += 1
+            log.debug("sinks skipped %s[%d]@%d: %s", message.topic, message.partition,
+                      message.offset, error)  # fmt: skip
+        elif dead_letter:
             await self.dead_letters.park(message, error)
         else:
             # A bad event on the dead-letter topic itself: parking it there again would loop.

@@ -60,8 +60,9 @@ _INSERT_DECISION = """
 INSERT INTO qa_decisions (
     decision_id, draft_id, version, task_id, approved, final_score, summary, feedback_text,
     missing_reviewers, vetoes, timed_out, short_circuited, early_decided, needs_human_review,
-    settings_version, decided_at, reviews)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::text::jsonb)
+    settings_version, decided_at, reviews, trace_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::text::jsonb,
+        $18)
 ON CONFLICT DO NOTHING
 RETURNING true
 """
@@ -163,6 +164,7 @@ async def _insert_decision(conn: Any, decision: QADecision) -> bool:
         _text(decision.settings_version),
         decision.decided_at,
         _json(reviews),
+        _text(decision.trace_id),
     )
     if not inserted:
         return False

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from schemas.records import DeadLetter, QADecision, ReviewerResult
+from schemas.records import DeadLetter, DraftSubmitted, QADecision, ReviewerResult
 from streams.db import create_pool
+from streams.history._drafts import persist_drafts
+from streams.observe._metrics import record_sink_write
 from streams.sinks._persist import (
     persist_audit,
     persist_dead_letter,
@@ -92,6 +95,7 @@ class Sink:
             _describe("decision", [(d.draft_id, d.version) for d in decisions]),
             lambda: persist_decisions(self.pool, decisions),
             len(decisions),
+            kind="decisions",
         )
 
     async def write_review(self, result: ReviewerResult) -> bool:
@@ -108,7 +112,20 @@ class Sink:
             if len(results) == 1
             else _describe("review", [(r.draft_id, r.version) for r in results])
         )
-        return await self._run(what, lambda: persist_reviews(self.pool, results), len(results))
+        return await self._run(
+            what, lambda: persist_reviews(self.pool, results), len(results), kind="reviews"
+        )
+
+    async def write_drafts(self, drafts: Sequence[DraftSubmitted]) -> int:
+        """Persist draft versions in qa_drafts (first copy stands); returns how many were new."""
+        if not drafts:
+            return 0
+        return await self._run(
+            _describe("draft", [(d.draft_id, d.version) for d in drafts]),
+            lambda: persist_drafts(self.pool, drafts),
+            len(drafts),
+            kind="drafts",
+        )
 
     async def write_dead_letter(self, dead: DeadLetter) -> bool:
         """Record a dead letter in audit_log (once per consumer and source offset)."""
@@ -117,6 +134,7 @@ class Sink:
                 f"dead letter {dead.source_topic}[{dead.source_partition}]@{dead.source_offset}",
                 lambda: persist_dead_letter(self.pool, dead),
                 1,
+                kind="dead_letters",
             )
         )
 
@@ -129,11 +147,24 @@ class Sink:
                 f"audit event {event_type}",
                 lambda: persist_audit(self.pool, event_type, payload, dedupe_key=dedupe_key),
                 1,
+                kind="audit",
             )
         )
 
-    async def _run(self, what: str, op: Callable[[], Awaitable[int | bool]], total: int) -> int:
+    async def _run(
+        self,
+        what: str,
+        op: Callable[[], Awaitable[int | bool]],
+        total: int,
+        *,
+        kind: str = "other",
+    ) -> int:
+        retries = 0
+        started = time.perf_counter()
+
         def count_retry(_attempt: int, _exc: BaseException) -> None:
+            nonlocal retries
+            retries += 1
             self.retries += 1
 
         new = int(
@@ -147,6 +178,7 @@ class Sink:
         )
         self.written += new
         self.duplicates += total - new
+        record_sink_write(kind, time.perf_counter() - started, new, total, retries)
         if new < total:
             log.debug("%s: %d of %d already recorded", what, total - new, total)
         return new

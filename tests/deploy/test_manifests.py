@@ -76,3 +76,25 @@ def test_every_multiqa_variable_is_read_by_the_config() -> None:
         collect(doc)
     assert used, "no MULTIQA_* variables found: the walk is broken"
     assert used <= known, f"unknown variables: {sorted(used - known)}"
+
+
+def test_every_worker_has_liveness_and_readiness_probes_on_the_ops_port() -> None:
+    config = next(doc for name, doc in _documents() if doc.get("kind") == "ConfigMap")
+    port = int(config["data"]["MULTIQA_OPS_PORT"])
+    assert config["data"]["MULTIQA_OPS_HOST"] == "0.0.0.0"  # the kubelet probes the pod's IP
+    workers = [
+        container
+        for _, doc in _documents()
+        if doc.get("kind") in ("Deployment", "StatefulSet")
+        for container in doc["spec"]["template"]["spec"]["containers"]
+        if container.get("args", [])[:2] == ["multiqa", "worker"]
+    ]
+    assert len(workers) == 4
+    for container in workers:
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports["ops"] == port
+        assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "ops"}
+        assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "ops"}
+    compose = next(doc for name, doc in _documents() if name == "docker-compose.yml")
+    check = " ".join(compose["services"]["worker"]["healthcheck"]["test"])
+    assert f"127.0.0.1:{StreamConfig().ops_port}/readyz" in check

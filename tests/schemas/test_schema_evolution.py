@@ -15,7 +15,15 @@ import pytest
 from event_strategies import AVRO_DIR, load_avsc
 from fastavro import parse_schema, schemaless_reader
 
-from schemas import Codec, Provider, ReviewerResult, UnknownSchemaError, decode, encode
+from schemas import (
+    Codec,
+    Provider,
+    QADecision,
+    ReviewerResult,
+    UnknownSchemaError,
+    decode,
+    encode,
+)
 from schemas._schemas import load_dir
 
 V1 = Codec(versions={"ReviewerResult": 1})  # a service built before v2 (with v2's file shipped)
@@ -89,7 +97,7 @@ def test_a_reader_without_the_new_file_refuses_with_unknown_schema(
     for schema in load_dir():
         if schema.version == 1:
             shutil.copy(schema.source, tmp_path)
-    old_service = Codec(schema_dir=tmp_path, versions={"ReviewerResult": 1})
+    old_service = Codec(schema_dir=tmp_path, versions={"ReviewerResult": 1, "QADecision": 1})
     with pytest.raises(UnknownSchemaError) as caught:
         old_service.decode(encode(result))
     assert caught.value.offset == 2  # where the fingerprint is
@@ -151,3 +159,22 @@ def _v3_body(v3: dict[str, Any], datum: dict[str, Any]) -> bytes:
     out = io.BytesIO()
     schemaless_writer(out, parse_schema(v3, named_schemas={}), datum)
     return out.getvalue()
+
+
+def test_decision_v2_adds_the_trace_id_both_ways() -> None:
+    """QADecision v2 adds trace_id (default ""): a v1 event reads as v2 with the default, and a
+    reader pinned to v1 reads a v2 event without it, losing nothing else."""
+    decision = QADecision(
+        "6f1b7c2e-8d4a-5e3f-9a1b-2c3d4e5f6a7b", "draft-42", 3, True, 79.1, "ok", "APPROVED",
+        settings_version="5f1c", trace_id="4bf92f3577b34da6a3ce929d0e0e4736",
+    )  # fmt: skip
+    v1_reader = Codec(versions={"QADecision": 1})
+    old_bytes = v1_reader.encode(decision)
+    assert old_bytes[2:10] == next(
+        s.fingerprint for s in load_dir() if s.record == "QADecision" and s.version == 1
+    )
+    assert decode(old_bytes, QADecision) == dataclasses.replace(decision, trace_id="")
+    assert v1_reader.decode(encode(decision), QADecision) == dataclasses.replace(
+        decision, trace_id=""
+    )
+    assert decode(encode(decision), QADecision) == decision

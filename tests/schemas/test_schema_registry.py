@@ -67,7 +67,9 @@ def test_old_reader_without_the_new_file_reads_new_events_through_the_registry(
     with SchemaRegistry(registry.url) as client, SchemaRegistry(registry.url) as old_client:
         new_bytes = Codec(registry=client).encode(result)
         old_service = Codec(
-            schema_dir=tmp_path, versions={"ReviewerResult": 1}, registry=old_client
+            schema_dir=tmp_path,
+            versions={"ReviewerResult": 1, "QADecision": 1},
+            registry=old_client,
         )
         decoded = old_service.decode(new_bytes, ReviewerResult)
     assert decoded == dataclasses.replace(result, settings_version="")

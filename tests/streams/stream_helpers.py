@@ -47,6 +47,9 @@ def stream_config(bootstrap: str, tmp_dir: str, **overrides: Any) -> StreamConfi
         "broker_commit_interval": 0.5,
         "aggregator_tick_seconds": 0.2,
         "datadir": tmp_dir,
+        # No operations endpoint: test workers run side by side (tests/streams/observe bind
+        # theirs on free ports).
+        "ops_port": 0,
     }
     values.update(overrides)
     return StreamConfig(**values)

@@ -1,0 +1,90 @@
+"""Readiness and /metrics through a database outage: a worker (stream with sinks) on a
+PostgreSQL server of the test's own, which the test stops and starts again; and a database
+whose migrations are not applied."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from observe_helpers import metric, probe, scrape
+from stream_helpers import delete_topics, stream_config
+
+from agents.registry import get_reviewer
+from streams.app import Runtime, create_app
+from streams.db import create_pool, migrate
+from streams.observe import WorkerOps
+from streams.topics import ensure_topics
+
+
+async def _wait_status(url: str, wanted: int, timeout: float = 60.0) -> dict[str, Any]:
+    async with asyncio.timeout(timeout):
+        while True:
+            status, body = await probe(url, "/readyz")
+            if status == wanted:
+                return body
+            await asyncio.sleep(0.3)
+
+
+@pytest.mark.timeout(240)
+async def test_readyz_false_while_postgres_is_down_and_metrics_still_answer(
+    kafka_bootstrap, own_postgres, tmp_path
+) -> None:
+    dsn = own_postgres.dsn
+    config = stream_config(kafka_bootstrap, str(tmp_path / "faust"), database_url=dsn)
+    await ensure_topics(config)
+    pool = await create_pool(dsn)
+    await migrate(pool)
+    runtime = Runtime(config, pool=pool)
+    stream = create_app(config, roster=[get_reviewer("validator")], runtime=runtime)
+    ops = WorkerOps(config, port=0)
+    await ops.start()
+    ops.attach(stream, runtime)
+    await stream.start()
+    try:
+        ready = await _wait_status(ops.server.url, 200)
+        assert ready["checks"]["database"]["ok"]
+
+        own_postgres.stop()
+        down = await _wait_status(ops.server.url, 503, timeout=30)
+        assert not down["checks"]["database"]["ok"]
+        assert down["checks"]["broker"]["ok"] and down["checks"]["consumer_groups"]["ok"]
+        # /metrics only formats what is in memory: it answers at once during the outage.
+        async with asyncio.timeout(5):
+            samples = await scrape(ops.server.url)
+        assert metric(samples, "multiqa_aggregator_drafts_in_flight") == 0
+        status, alive = await probe(ops.server.url, "/healthz")
+        assert status == 200, alive  # the process is fine: not a reason to restart it
+
+        own_postgres.start()
+        back = await _wait_status(ops.server.url, 200, timeout=60)
+        assert back["checks"]["database"]["ok"]
+    finally:
+        await stream.stop()
+        await ops.stop()
+        pool.terminate()
+        await delete_topics(config)
+
+
+async def test_readyz_false_until_the_migrations_are_applied(
+    kafka_bootstrap, pg_dsn, tmp_path
+) -> None:
+    config = stream_config(kafka_bootstrap, str(tmp_path / "faust"), database_url=pg_dsn)
+    pool = await create_pool(pg_dsn)
+    ops = WorkerOps(config, port=0)
+    ops.pool = pool  # connected, nothing migrated yet
+    await ops.start()
+    try:
+        status, body = await probe(ops.server.url, "/readyz")
+        assert status == 503
+        assert body["checks"]["database"]["detail"].startswith("migrations not applied: 001")
+        await migrate(pool)
+        ops.readiness.cache_seconds = 0
+        status, body = await probe(ops.server.url, "/readyz")
+        assert body["checks"]["database"]["ok"], body
+        assert not body["checks"]["consumer_groups"]["ok"]  # no stream attached: not ready
+        assert status == 503
+    finally:
+        await ops.stop()
+        await pool.close()

@@ -1,0 +1,151 @@
+"""The operations pieces on their own: skip/error reasons as bounded labels, URLs cut before they
+become span attributes, log records stamped with their context, readiness checks that hang or
+fail, the endpoint refusing a taken port, and `multiqa worker` saying so in one line."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+
+import httpx
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+
+from agents._spans import url_attributes
+from agents.base import errored, skipped
+from schemas import Provider
+from streams import cli
+from streams.observe import (
+    LogContextFilter,
+    OpsServer,
+    OpsServerError,
+    Readiness,
+    draft_context,
+    install_log_context,
+    reason_of,
+)
+from streams.reviewer_agents import ALREADY_DECIDED
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reason"),
+    [
+        ("critic is disabled in settings", "disabled"),
+        (ALREADY_DECIDED, "cancelled"),
+        ("critic skipped: Ollama not available or health check timed out after 5s", "unavailable"),
+        ("consistency skipped: timeout after 60s", "timeout"),
+        ("no cited URLs to verify", "not_applicable"),
+        ("invalid result: score 150 out of range", "invalid_result"),
+        ("KeyError: 'x'", "other"),
+    ],
+)
+def test_reasons_are_a_small_fixed_set(feedback: str, reason: str) -> None:
+    assert reason_of(skipped("critic", Provider.OLLAMA, feedback)) == reason
+    assert reason_of(errored("critic", Provider.OLLAMA, feedback)) == reason
+
+
+def test_an_untrusted_url_is_cut_before_it_becomes_an_attribute() -> None:
+    long_path = "/a" * 200
+    attrs = url_attributes(f"https://user:pw@Example.COM:8443{long_path}?token=secret#frag")
+    assert attrs["server.address"] == "example.com"
+    assert attrs["server.port"] == 8443
+    assert attrs["url.scheme"] == "https"
+    assert len(str(attrs["multiqa.url"])) <= 80
+    text = " ".join(map(str, attrs.values()))
+    assert "secret" not in text and "pw" not in text and "frag" not in text
+    assert url_attributes("http://[::1")["multiqa.url"] == "(malformed)"
+
+
+def test_log_records_carry_the_draft_and_the_current_span() -> None:
+    tracer = TracerProvider().get_tracer("t")
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+            lines.append(self.format(record))
+
+    lines: list[str] = []
+    logger = logging.getLogger("multiqa.tests.logctx")
+    logger.propagate = False
+    handler = Keep()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    install_log_context(logger)
+    install_log_context(logger)  # idempotent
+    try:
+        logger.warning("outside")
+        with draft_context("d-1", 3), tracer.start_as_current_span("s") as span:
+            logger.warning("inside %s", "a review")
+    finally:
+        logger.removeHandler(handler)
+    outside, inside = records
+    assert (outside.trace_id, outside.span_id, outside.draft_id) == ("", "", "")
+    assert lines[0] == "WARNING outside"
+    assert inside.draft_id == "d-1 v3"
+    assert inside.trace_id == format(span.get_span_context().trace_id, "032x")
+    assert inside.span_id == format(span.get_span_context().span_id, "016x")
+    assert lines[1].startswith("WARNING inside a review [draft_id='d-1 v3', trace_id='")
+    # mode's formatters (the worker's) print `record.data` as their %(extra)s field.
+    assert inside.data["draft_id"] == "d-1 v3"
+    assert sum(isinstance(f, LogContextFilter) for f in handler.filters) == 1
+
+
+async def test_readiness_fails_a_check_that_hangs_or_raises_and_never_hangs_itself() -> None:
+    async def hangs() -> tuple[bool, str]:
+        await asyncio.Event().wait()
+        return True, ""
+
+    async def raises() -> tuple[bool, str]:
+        raise ConnectionRefusedError("refused")
+
+    async def fine() -> tuple[bool, str]:
+        return True, "fine"
+
+    readiness = Readiness(timeout=0.2)
+    readiness.add("hangs", hangs)
+    readiness.add("raises", raises)
+    readiness.add("fine", fine)
+    async with asyncio.timeout(2):
+        ready, results = await readiness.run()
+    assert not ready
+    assert results["hangs"] == (False, "no answer within 0.2 s")
+    assert results["raises"] == (False, "ConnectionRefusedError: refused")
+    assert results["fine"] == (True, "fine")
+    assert (await Readiness().run())[0] is False  # nothing registered yet: not ready
+
+
+async def test_the_endpoint_refuses_a_taken_port_and_serves_text_probes() -> None:
+    server = OpsServer(Readiness(), port=0)
+    await server.start()
+    try:
+        taken = OpsServer(Readiness(), port=server.port)
+        with pytest.raises(OpsServerError, match="is in use"):
+            await taken.start()
+        async with httpx.AsyncClient() as client:
+            response = await client.get(f"{server.url}/readyz")
+            assert response.status_code == 503
+            assert response.text.startswith("not ready\nstarting: FAIL")
+            response = await client.get(f"{server.url}/healthz")
+            assert response.status_code == 200 and response.text.startswith("alive\n")
+            assert (await client.get(f"{server.url}/nope")).status_code == 404
+    finally:
+        await server.stop()
+
+
+def test_worker_with_its_ops_port_taken_exits_with_one_line(monkeypatch, capsys) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        monkeypatch.setenv("MULTIQA_OPS_PORT", str(port))
+        # Nothing else is contacted: the endpoint is bound before the broker is asked.
+        monkeypatch.setenv("MULTIQA_BOOTSTRAP_SERVERS", "127.0.0.1:9")
+        assert cli.main(["worker", "--reviewers", "validator", "--no-sinks"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith(
+        "multiqa worker: error: MULTIQA_OPS_PORT: the operations endpoint "
+        f"127.0.0.1:{port} is in use"
+    )
