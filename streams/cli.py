@@ -21,6 +21,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "streams.replay",
     "streams.models_cli",
     "streams.eval_cli",
+    "streams.ui.cli",
 )
 
 

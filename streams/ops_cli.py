@@ -22,6 +22,7 @@ from typing import Any
 from aiokafka.errors import KafkaError
 
 from schemas import DraftSubmitted, QADecision
+from streams import _jsonl as jsonl
 from streams._command import (
     CommandError,
     bootstrap_option,
@@ -34,6 +35,7 @@ from streams._command import (
 from streams.client import BrokerUnavailableError, DecisionTail, DraftSubmitter
 from streams.db import migrate
 from streams.topics import ensure_topics
+from streams.tracing import trace_id_of
 
 # --- submit ------------------------------------------------------------------------------------
 
@@ -101,25 +103,48 @@ async def _submit(args: argparse.Namespace) -> int:
     except KafkaError as exc:
         raise BrokerUnavailableError.at(bootstrap, exc) from exc
     submitter = DraftSubmitter(bootstrap, topic=config.drafts_topic)
+    show = _submission_json if args.json else _print_submission
     if not args.wait:
         async with submitter:
             submission = await submitter.submit(draft)
-        _print_submission(submission.draft, submission.topic, submission.partition,
-                          submission.offset, submission.traceparent)  # fmt: skip
+        show(submission.draft, submission.topic, submission.partition,
+             submission.offset, submission.traceparent)  # fmt: skip
         return 0
     async with DecisionTail(bootstrap, topic=config.decisions_topic) as tail, submitter:
         submission = await submitter.submit(draft)
-        _print_submission(draft, submission.topic, submission.partition, submission.offset,
-                          submission.traceparent)  # fmt: skip
-        print(f"waiting up to {args.timeout:g} s for the decision ...", flush=True)
+        show(draft, submission.topic, submission.partition, submission.offset,
+             submission.traceparent)  # fmt: skip
+        waiting = f"waiting up to {args.timeout:g} s for the decision ..."
+        jsonl.note(waiting) if args.json else print(waiting, flush=True)
         decision = await tail.wait_for(draft.draft_id, draft.version, within=args.timeout)
     if decision is None:
         raise CommandError(
             f"no decision on draft {draft.draft_id} v{draft.version} within {args.timeout:g} s "
             "(is a worker running? start one with `multiqa worker`)"
         )
-    print(format_decision(decision))
+    if args.json:
+        jsonl.emit("decision", jsonl.decision_object(decision))
+    else:
+        print(format_decision(decision))
     return 0
+
+
+def _submission_json(
+    draft: DraftSubmitted, topic: str, partition: int, offset: int, traceparent: str
+) -> None:
+    jsonl.emit(
+        "submission",
+        {
+            "draft_id": draft.draft_id,
+            "version": draft.version,
+            "title": draft.title,
+            "topic": topic,
+            "partition": partition,
+            "offset": offset,
+            "traceparent": traceparent,
+            "trace_id": trace_id_of(traceparent),
+        },
+    )
 
 
 def _print_submission(
@@ -209,19 +234,28 @@ async def _decisions(args: argparse.Namespace) -> int:
         from_beginning=args.from_beginning,
         last=None if args.from_beginning else args.limit,
     )
+
+    def show(decision: QADecision) -> None:
+        if args.json:
+            jsonl.emit("decision", jsonl.decision_object(decision))
+        else:
+            print(_line(_row(decision)), flush=True)
+
     async with tail:
-        print(_line(_COLUMNS), flush=True)
+        if not args.json:
+            print(_line(_COLUMNS), flush=True)
         existing = sorted(await tail.existing(), key=lambda d: d.decided_at)
         if not args.from_beginning:
             existing = existing[-args.limit :]
         for decision in existing:
-            print(_line(_row(decision)), flush=True)
+            show(decision)
         if not args.follow:
             if not existing:
-                print(f"(no decisions on {config.decisions_topic} yet)")
+                empty = f"(no decisions on {config.decisions_topic} yet)"
+                jsonl.note(empty) if args.json else print(empty)
             return 0
         async for decision in tail.follow():
-            print(_line(_row(decision)), flush=True)
+            show(decision)
     return 0
 
 
@@ -233,6 +267,7 @@ async def _status(args: argparse.Namespace) -> int:
     async with connect_database(require_database(config)) as pool:
         found = await draft_status(pool, args.draft_id, args.version)
         versions = [args.version] if args.version else await _versions(pool, args.draft_id)
+        objects = await status_objects(pool, args.draft_id, args.version) if args.json else []
     web = args.web or (f"http://{config.web_host}:{config.web_port}" if config.web_port else "")
     held: list[str] = []
     if web:
@@ -243,6 +278,12 @@ async def _status(args: argparse.Namespace) -> int:
             f"nothing recorded for {which}: no reviews and no decision (unknown id, or not "
             "reviewed yet: is a worker running?)"
         )
+    if args.json:
+        for version in objects:
+            jsonl.emit("draft_version", version)
+        for line in held:
+            jsonl.emit("aggregator", {"draft_id": args.draft_id, "view": line})
+        return 0
     print("\n".join(found + held))
     return 0
 
@@ -305,10 +346,10 @@ def _json_list(value: Any) -> list[Any]:
     return list(json.loads(value) if isinstance(value, str) else value)
 
 
-async def draft_status(pool: Any, draft_id: str, version: int | None) -> list[str]:
-    """What PostgreSQL holds for a draft, per version: the decision (or "pending") and every
-    reviewer result, marking those the decision did not count: produced after it, or not
-    expected by it. Empty when nothing."""
+async def _recorded(
+    pool: Any, draft_id: str, version: int | None
+) -> tuple[dict[int, Any], list[Any]]:
+    """(decision row per version, review rows in order) of a draft (one version or all)."""
     decisions = {
         r["version"]: r
         for r in await pool.fetch(
@@ -324,6 +365,58 @@ async def draft_status(pool: Any, draft_id: str, version: int | None) -> list[st
         draft_id,
         version,
     )
+    return decisions, list(reviews)
+
+
+_DECISION_COLUMNS = (
+    "decision_id", "approved", "final_score", "summary", "feedback_text", "task_id",
+    "missing_reviewers", "vetoes", "timed_out", "short_circuited", "early_decided",
+    "needs_human_review", "settings_version", "decided_at", "trace_id",
+)  # fmt: skip
+
+
+async def status_objects(pool: Any, draft_id: str, version: int | None) -> list[dict[str, Any]]:
+    """`status --json`: per version, the decision (None while pending) and every review, each
+    marked `counted` (the decision used it) and `after_decision`."""
+    decisions, reviews = await _recorded(pool, draft_id, version)
+    objects: list[dict[str, Any]] = []
+    for v in sorted(set(decisions) | {r["version"] for r in reviews}):
+        row = decisions.get(v)
+        counted = {r["reviewer"] for r in _json_list(row["reviews"])} if row else set()
+        decision = None
+        if row is not None:
+            decision = {c: row[c] for c in _DECISION_COLUMNS if c in row}
+            decision["decision_id"] = str(decision["decision_id"])
+            decision["missing_reviewers"] = list(decision["missing_reviewers"])
+            decision["vetoes"] = list(decision["vetoes"])
+        objects.append(
+            {
+                "draft_id": draft_id,
+                "version": v,
+                "decision": decision,
+                "reviews": [
+                    {
+                        **{k: r[k] for k in ("reviewer", "provider", "status", "approved")},
+                        "score": r["score"],
+                        "feedback": r["feedback"],
+                        "veto": r["veto"],
+                        "produced_at": r["produced_at"],
+                        "counted": row is not None and r["reviewer"] in counted,
+                        "after_decision": row is not None and r["produced_at"] > row["decided_at"],
+                    }
+                    for r in reviews
+                    if r["version"] == v
+                ],
+            }
+        )
+    return objects
+
+
+async def draft_status(pool: Any, draft_id: str, version: int | None) -> list[str]:
+    """What PostgreSQL holds for a draft, per version: the decision (or "pending") and every
+    reviewer result, marking those the decision did not count: produced after it, or not
+    expected by it. Empty when nothing."""
+    decisions, reviews = await _recorded(pool, draft_id, version)
     versions = sorted(set(decisions) | {r["version"] for r in reviews})
     lines: list[str] = []
     for v in versions:
@@ -415,6 +508,9 @@ def add_parser(subparsers: Any) -> None:
     submit.add_argument("--niche", help="the site niche (per-niche validator rules)")
     submit.add_argument("--wait", action="store_true", help="wait for and print the decision")
     submit.add_argument(
+        "--json", action="store_true", help="JSON lines: the submission, then the decision"
+    )
+    submit.add_argument(
         "--timeout", type=_positive_float, default=120.0, help="seconds --wait waits (120)"
     )
     submit.set_defaults(func=run_command("multiqa submit", _submit))
@@ -430,6 +526,7 @@ def add_parser(subparsers: Any) -> None:
     decisions.add_argument(
         "--from-beginning", action="store_true", help="every decision the topic still holds"
     )
+    decisions.add_argument("--json", action="store_true", help="one JSON object per decision")
     decisions.set_defaults(func=run_command("multiqa decisions", _decisions))
 
     status = subparsers.add_parser(
@@ -443,6 +540,7 @@ def add_parser(subparsers: Any) -> None:
     )
     status.add_argument("draft_id", metavar="DRAFT_ID")
     status.add_argument("--version", type=int, help="only this version")
+    status.add_argument("--json", action="store_true", help="one JSON object per version")
     status.add_argument(
         "--web",
         metavar="URL",
