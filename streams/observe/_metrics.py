@@ -12,7 +12,11 @@ write), so each worker exports what it did; Prometheus sums over workers.
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+from collections.abc import Iterator
+
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
 from schemas.records import DeadLetter, QADecision, ReviewerResult
 
@@ -92,6 +96,32 @@ SINK_ROWS = Counter(
     "Events the sinks wrote, by kind and result (new, duplicate).",
     ["kind", "result"],
 )
+PARSER_FALLBACKS = Counter(
+    "multiqa_model_parser_fallbacks",
+    "Model answers the defensive parser had to read because the server ignored the structured-"
+    "output request (Cost.parser_fallbacks), by reviewer and model.",
+    ["reviewer", "model"],
+)
+
+
+class _AnswerCollector(Collector):
+    """agents.llm's process totals of answers read, structured or by the parser fallback."""
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        from agents.llm import answer_counts
+
+        family = CounterMetricFamily(
+            "multiqa_llm_answers",
+            "Model answers read, by provider and how (structured output, or the parser fallback).",
+            labels=["provider", "how"],
+        )
+        for (provider, how), count in sorted(answer_counts().items()):
+            family.add_metric([provider, how], count)
+        yield family
+
+
+REGISTRY.register(_AnswerCollector())
+
 CONSUMER_LAG = Gauge(
     "multiqa_consumer_lag",
     "Messages not yet committed by a consumer group this worker runs, per topic partition "
@@ -133,7 +163,7 @@ def record_result(result: ReviewerResult) -> None:
         for finding in result.findings:
             VALIDATOR_FINDINGS.labels(finding.code, str(finding.severity)).inc()
     cost = result.cost
-    if cost.model or cost.tokens_in or cost.tokens_out or cost.usd or cost.kwh:
+    if cost.model or cost.tokens_in or cost.tokens_out or cost.usd or cost.kwh:  # a model ran
         model = cost.model or "unknown"
         if cost.tokens_in:
             MODEL_TOKENS.labels(reviewer, model, "in").inc(cost.tokens_in)
@@ -143,6 +173,8 @@ def record_result(result: ReviewerResult) -> None:
             MODEL_USD.labels(reviewer, model).inc(cost.usd)
         if cost.kwh:
             MODEL_KWH.labels(reviewer, model).inc(cost.kwh)
+        if cost.parser_fallbacks:
+            PARSER_FALLBACKS.labels(reviewer, model).inc(cost.parser_fallbacks)
 
 
 def record_decision(decision: QADecision) -> None:

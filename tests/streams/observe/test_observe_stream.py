@@ -217,6 +217,10 @@ async def test_metrics_count_exactly_the_drafts_of_a_run(env: Env) -> None:
     tokens_out = delta("multiqa_model_tokens_total", model=model, direction="out")
     assert tokens_out == TOKENS_OUT * critic_ok
     assert delta("multiqa_model_kwh_total", reviewer="critic", model=model) > 0
+    # The fake Ollama honours the schema: every answer read as structured output.
+    assert delta("multiqa_llm_answers_total", provider="ollama", how="structured") == critic_ok
+    assert delta("multiqa_llm_answers_total", how="parser") == 0
+    assert delta("multiqa_model_parser_fallbacks_total") == 0
     # The validator's critical finding of each short-circuited draft, counted by rule.
     assert delta("multiqa_validator_findings_total", severity="critical") >= 2
     for kind in ("decisions", "reviews", "drafts"):
