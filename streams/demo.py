@@ -1,15 +1,19 @@
 """The README's demo (`make demo`, or `python -m streams.demo`): the whole stream on this machine.
 
-1. starts (or reuses) the local Kafka broker and PostgreSQL server, applies the migrations;
+1. takes the demo lock of the cache dir (a second demo at once is refused in one line), starts
+   (or reuses) the local Kafka broker and PostgreSQL server, applies the migrations before it
+   reads anything;
 2. serves a few pages from a local HTTP server, and allowlists 127.0.0.1 in the URL guard
    (`qa_url_allowlist`) for the demo, since the guard refuses loopback addresses otherwise;
 3. starts an all-in-one `multiqa worker` as a subprocess (every reviewer, the aggregator, sinks);
-4. once a warm-up draft has gone through (every consumer group has joined), submits three
-   drafts as the writer service would: a clean one, one with a fabricated statistic, one citing
-   a page of the local server that answers 404;
+4. once every consumer group of the worker is stable (asked of the broker: nothing is sent to
+   it first, so a worker that never gets ready leaves nothing behind), submits three drafts as
+   the writer service would: a clean one (alone, first: it warms every reviewer up), then one
+   with a fabricated statistic and one citing a page of the local server that answers 404;
 5. prints each decision and its feedback as it arrives on qa.decisions, then what the sinks wrote
    to PostgreSQL;
-6. stops the worker and the HTTP server and restores the setting, whatever happened.
+6. stops the worker and the HTTP server and restores the setting, whatever happened (Ctrl-C and
+   SIGTERM included). Every failure is one line `demo: error: ...`, exit 1.
 
 Without an Ollama server on 127.0.0.1:11434 the LLM reviewers (critic, consistency, topic
 delivery) skip and each decision says "validator-only". The stack keeps running afterwards, as
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import logging
 import os
 import signal
@@ -37,7 +42,7 @@ from aiokafka import TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas import DraftSubmitted, QADecision
-from streams._command import connect_database, run_command
+from streams._command import CommandError, connect_database, run_command
 from streams.client import DecisionTail, DraftSubmitter
 from streams.config import StreamConfig
 from streams.ops_cli import format_decision
@@ -197,7 +202,52 @@ async def _persisted(pool: Any, drafts: list[DraftSubmitted], within: float) -> 
         await asyncio.sleep(0.5)
 
 
+@contextmanager
+def demo_lock(cache_dir: Path) -> Iterator[None]:
+    """One demo at a time per cache dir: a second one would share the worker's consumer groups
+    and restore `qa_url_allowlist` under the first one's feet. Refused in one line, naming the
+    running one's pid; the kernel drops the lock when its holder dies."""
+    path = cache_dir / "demo" / "demo.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "?"
+            raise CommandError(
+                f"another demo is running (pid {holder}, lock {path}); wait for it to finish "
+                "or stop it, then run again"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            handle.truncate()
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def worker_groups(config: StreamConfig) -> list[str]:
+    """The consumer groups an all-in-one worker joins: one per reviewer, aggregator, sinks."""
+    from streams.app import resolve_reviewers
+
+    reviewers = [config.reviewer_group_id(spec.name) for spec in resolve_reviewers(config)]
+    return [*reviewers, config.aggregator_group_id, config.sinks_group_id]
+
+
 async def run_demo(wait_seconds: float) -> int:
+    from streams import devstack
+
+    cache_dir = devstack.Settings.from_env().cache_dir
+    with demo_lock(cache_dir):
+        return await _run_demo(wait_seconds, cache_dir)
+
+
+async def _run_demo(wait_seconds: float, cache_dir: Path) -> int:
     from agents.settings_service import SettingsService
     from streams import devstack
     from streams.db import migrate
@@ -217,23 +267,26 @@ async def run_demo(wait_seconds: float) -> int:
     )
     print(f"   kafka {config.bootstrap_servers}, postgres {info.postgres.dsn}", flush=True)
     async with connect_database(config.database_url) as pool:
+        # Migrations first: everything below reads tables they create (app_settings, ...).
+        applied = await migrate(pool)
+        if applied:
+            print(f"   applied migrations {', '.join(f'{v:03d}' for v in applied)}", flush=True)
+        await ensure_topics(config)
         service = SettingsService(pool, ttl_seconds=0)
         previous = (await service.overrides()).get(ALLOWLIST_KEY)
         worker: subprocess.Popen[bytes] | None = None
-        log_path = devstack.Settings.from_env().cache_dir / "demo" / "worker.log"
+        log_path = cache_dir / "demo" / "worker.log"
+        changed = False
         try:
-            await migrate(pool)
-            await ensure_topics(config)
             with local_pages() as pages:
                 allow = ",".join(p for p in ((previous or ""), "127.0.0.1") if p)
                 await service.set(ALLOWLIST_KEY, allow)
+                changed = True
                 print(f"2. serving demo pages at {pages} ({ALLOWLIST_KEY}={allow} for the demo)")
                 worker = _start_worker(config, log_path)
                 print(f"3. started an all-in-one worker (pid {worker.pid}, log {log_path})")
                 drafts = sample_drafts(pages, uuid.uuid4().hex[:8])
-                decisions = await _submit_and_wait(config, drafts, worker, wait_seconds)
-                if decisions is None:
-                    return 1
+                await _submit_and_wait(config, drafts, worker, wait_seconds, log_path)
             rows = await _persisted(pool, drafts, within=60)
             print(
                 "\n5. persisted by the sinks (qa_decisions, pipeline_tasks.qa_feedback, "
@@ -252,17 +305,19 @@ async def run_demo(wait_seconds: float) -> int:
                 )
             print(
                 "\nLook further: multiqa decisions | multiqa status "
-                f"{drafts[0].draft_id} | psql {info.postgres.dsn}"
+                f"{drafts[0].draft_id} | psql {info.postgres.dsn}\n"
+                "The stack keeps running; stop it with: multiqa dev down"
             )
             return 0
         finally:
             if worker is not None:
                 print("6. stopping the worker ...", flush=True)
                 await asyncio.to_thread(_stop_worker, worker)
-            if previous is None:
-                await service.unset(ALLOWLIST_KEY)
-            else:
-                await service.set(ALLOWLIST_KEY, previous)
+            if changed:
+                if previous is None:
+                    await service.unset(ALLOWLIST_KEY)
+                else:
+                    await service.set(ALLOWLIST_KEY, previous)
 
 
 async def wait_until_ready(
@@ -312,62 +367,80 @@ async def _submit_and_wait(
     drafts: list[DraftSubmitted],
     worker: subprocess.Popen[bytes],
     wait_seconds: float,
-) -> list[QADecision] | None:
-    run = drafts[0].draft_id.split("-")[1]
+    log_path: Path,
+) -> list[QADecision]:
+    """Wait until the worker's consumer groups are all stable (nothing is submitted before: a
+    worker that never gets ready leaves no draft behind), then submit the drafts and print each
+    decision as it arrives. A failure is a CommandError (one line)."""
+    from streams._groups import GroupsNotReadyError, wait_for_stable_groups
+
+    print("   waiting for every consumer group of the worker to join ...", flush=True)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        await wait_for_stable_groups(
+            config.bootstrap_servers,
+            worker_groups(config),
+            within=wait_seconds,
+            alive=lambda: worker.poll() is None,
+        )
+    except GroupsNotReadyError as exc:
+        raise CommandError(f"the worker did not get ready: {exc}; see {log_path}") from None
+    print(f"   ready after {loop.time() - started:.1f} s", flush=True)
     async with (
         DecisionTail(config.bootstrap_servers, topic=config.decisions_topic) as tail,
         DraftSubmitter(config.bootstrap_servers, topic=config.drafts_topic) as submitter,
     ):
-        print("   waiting for every reviewer's consumer group to join ...", flush=True)
-        started = asyncio.get_running_loop().time()
-        from agents.registry import all_reviewers
-
-        ready = await wait_until_ready(
-            config,
-            tail,
-            submitter,
-            [spec.name for spec in all_reviewers()],
-            within=wait_seconds,
-            alive=lambda: worker.poll() is None,
-            probe_id=f"demo-{run}-warmup",
-        )
-        if not ready:
-            print(f"the worker did not get ready within {wait_seconds:g} s; see its log")
-            return None
-        took = asyncio.get_running_loop().time() - started
-        print(f"   ready after {took:.1f} s (a warm-up draft went through)", flush=True)
-        for draft in drafts:
-            await submitter.submit(draft)
-            print(f"4. submitted {draft.draft_id}: {draft.title!r}")
-        print("   waiting for the decisions ...\n", flush=True)
-        wanted = {(d.draft_id, d.version) for d in drafts}
-        found: list[QADecision] = []
-
-        async def collect() -> None:
-            async for decision in tail.follow():
-                if (decision.draft_id, decision.version) in wanted:
-                    wanted.discard((decision.draft_id, decision.version))
-                    found.append(decision)
-                    print(format_decision(decision) + "\n", flush=True)
-                    if not wanted:
-                        return
-
-        collecting = asyncio.ensure_future(collect())
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + wait_seconds
-        while not collecting.done():
-            if worker.poll() is not None:
-                collecting.cancel()
-                print(f"the worker exited with code {worker.returncode}; see its log")
-                return None
-            if loop.time() > deadline:
-                collecting.cancel()
-                missing = ", ".join(sorted(d for d, _ in wanted))
-                print(f"no decision within {wait_seconds:g} s for: {missing}; see the worker's log")
-                return None
-            await asyncio.wait([collecting], timeout=0.5)
-        collecting.result()
+        # The clean draft first, alone: every reviewer answers it (no veto decides it early), so
+        # once its decision is out every reviewer has run once, and the other two meet a warm
+        # stream (a dead link's veto then never outruns a validator still starting up).
+        found = await _review(tail, submitter, drafts[:1], worker, wait_seconds, log_path)
+        found += await _review(tail, submitter, drafts[1:], worker, wait_seconds, log_path)
         return found
+
+
+async def _review(
+    tail: DecisionTail,
+    submitter: DraftSubmitter,
+    drafts: list[DraftSubmitted],
+    worker: subprocess.Popen[bytes],
+    wait_seconds: float,
+    log_path: Path,
+) -> list[QADecision]:
+    """Submit `drafts` and print each decision as it arrives (CommandError when the worker
+    exits or `wait_seconds` pass first)."""
+    for draft in drafts:
+        await submitter.submit(draft)
+        print(f"4. submitted {draft.draft_id}: {draft.title!r}")
+    print("   waiting for the decisions ...\n", flush=True)
+    wanted = {(d.draft_id, d.version) for d in drafts}
+    found: list[QADecision] = []
+
+    async def collect() -> None:
+        async for decision in tail.follow():
+            if (decision.draft_id, decision.version) in wanted:
+                wanted.discard((decision.draft_id, decision.version))
+                found.append(decision)
+                print(format_decision(decision) + "\n", flush=True)
+                if not wanted:
+                    return
+
+    loop = asyncio.get_running_loop()
+    collecting = asyncio.ensure_future(collect())
+    deadline = loop.time() + wait_seconds
+    while not collecting.done():
+        if worker.poll() is not None or loop.time() > deadline:
+            collecting.cancel()
+            missing = ", ".join(sorted(d for d, _ in wanted))
+            why = (
+                f"the worker exited with code {worker.returncode}"
+                if worker.returncode is not None
+                else f"no decision within {wait_seconds:g} s"
+            )
+            raise CommandError(f"{why} for: {missing}; see {log_path}")
+        await asyncio.wait([collecting], timeout=0.5)
+    collecting.result()
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -379,7 +452,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds to wait (180)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    # SIGTERM (a CI timeout, `kill`) ends the demo like Ctrl-C: the worker is stopped and the
+    # setting restored on the way out.
+    signal.signal(signal.SIGTERM, _interrupt)
     return run_command("demo", lambda args: run_demo(args.timeout))(args)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

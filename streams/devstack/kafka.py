@@ -274,6 +274,32 @@ def metadata_ok(port: int, host: str = HOST, timeout: float = 2.0) -> bool:
     return bool(got_correlation == correlation and brokers >= 1)
 
 
+def group_coordinator_ok(port: int, host: str = HOST, timeout: float = 2.0) -> bool:
+    """True when the broker on host:port names a coordinator for consumer groups (FindCoordinator
+    v1 answers error 0). A broker answers metadata requests a moment before that: until its
+    __consumer_offsets partitions are loaded, every group operation fails with
+    COORDINATOR_NOT_AVAILABLE, which is what a client that starts right after `up` would see."""
+    client_id = b"multiqa-devstack"
+    correlation = 0x5EEE
+    group = b"multiqa-devstack-probe"
+    # header v1: api_key=10 (FindCoordinator), api_version=1; body: key, key_type=0 (group)
+    payload = struct.pack(">hhih", 10, 1, correlation, len(client_id)) + client_id
+    payload += struct.pack(">h", len(group)) + group + struct.pack(">b", 0)
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            sock.sendall(struct.pack(">i", len(payload)) + payload)
+            (size,) = struct.unpack(">i", _recv_exact(sock, 4))
+            body = _recv_exact(sock, size)
+    except OSError:
+        return False
+    if len(body) < 10:
+        return False
+    # correlation_id, throttle_time_ms, error_code, ...
+    got_correlation, _throttle, error_code = struct.unpack(">iih", body[:10])
+    return bool(got_correlation == correlation and error_code == 0)
+
+
 def _recv_exact(sock: socket.socket, size: int) -> bytes:
     chunks = bytearray()
     while len(chunks) < size:
@@ -390,9 +416,13 @@ def start(settings: Settings) -> KafkaInfo:
 def _wait_ready(
     settings: Settings, record: PidRecord, proc: subprocess.Popen[bytes] | None = None
 ) -> None:
+    """Until the broker answers metadata AND names a group coordinator (bounded by
+    MULTIQA_START_TIMEOUT), so that consumer groups work as soon as `up` returns."""
     deadline = time.monotonic() + settings.start_timeout
+    answered = False
     while time.monotonic() < deadline:
-        if metadata_ok(settings.kafka_port):
+        answered = answered or metadata_ok(settings.kafka_port)
+        if answered and group_coordinator_ok(settings.kafka_port):
             return
         if (proc is not None and proc.poll() is not None) or not record.alive():
             raise DevStackError(
@@ -400,9 +430,16 @@ def _wait_ready(
                 f"that and run again (log: {_home(settings) / 'logs' / 'server.log'})"
             )
         time.sleep(0.2)
+    log = _home(settings) / "logs" / "server.log"
+    if answered:
+        raise DevStackError(
+            f"the Kafka broker on {HOST}:{settings.kafka_port} answers but its group coordinator "
+            f"was not available within {settings.start_timeout:.0f}s; see {log} "
+            "(raise MULTIQA_START_TIMEOUT on a slow machine)"
+        )
     raise DevStackError(
         f"the Kafka broker did not answer a metadata request on {HOST}:{settings.kafka_port} "
-        f"within {settings.start_timeout:.0f}s; see {_home(settings) / 'logs' / 'server.log'} "
+        f"within {settings.start_timeout:.0f}s; see {log} "
         "(raise MULTIQA_START_TIMEOUT on a slow machine)"
     )
 
