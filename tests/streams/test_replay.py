@@ -222,7 +222,7 @@ async def test_rescore_command_publishes_elsewhere_only(
         # The same validator as `multiqa settings set`: reviewer names, CIDRs, providers.
         (["--set", "qa_required_to_pass=critik"], "unknown reviewer(s) critik"),
         (["--set", "qa_url_allowlist=10.0.0.0/33"], "not a valid IP or CIDR"),
-        (["--set", "pipeline_critic_model=openai/gpt-4o"], "unknown provider 'openai'"),
+        (["--set", "pipeline_critic_model=google/gemini-2"], "unknown provider 'google'"),
         (["--set", "qa_critic_weight"], "expected KEY=VALUE"),
     ],
 )

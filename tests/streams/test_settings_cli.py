@@ -48,7 +48,7 @@ def test_set_get_unset_list(pg_dsn: str, capsys: pytest.CaptureFixture[str]) -> 
         (["unset", "no_such_key"], "unknown setting 'no_such_key'"),
         (["set", "qa_url_allowlist", "10.0.0.0/33"], "not a valid IP or CIDR"),
         (["set", "pipeline_critic_model", ""], "pipeline_critic_model is empty"),
-        (["set", "pipeline_critic_model", "openai/gpt-4o"], "unknown provider 'openai'"),
+        (["set", "pipeline_critic_model", "google/gemini-2"], "unknown provider 'google'"),
         (["set", "ollama_base_url", "not a url"], "ollama_base_url='not a url' is not"),
         (["set", "qa_required_to_pass", "critik"], "unknown reviewer(s) critik"),
     ],
