@@ -7,8 +7,10 @@ Prints drafts/s for:
   looks for a single phrase), i.e. roughly the least any text-scanning validator must spend;
 - validate() on a clean draft (every rule runs, nothing fires);
 - validate() on a dirty draft (the same draft with one instance of every family planted);
-- validate() with 20 known-wrong-fact patterns loaded.
-Goal (issue 4): >= 500 drafts/s on the clean draft.
+- validate() with 20 known-wrong-fact patterns loaded;
+and the same validate() rows for the seed rules (bench/seed_rules.SEED_COMMIT, in a child
+process, measured right after), so a slower machine shows as a ratio, not as a regression.
+Goal (issues 4 and 11): >= 500 drafts/s on the clean draft.
 """
 
 from __future__ import annotations
@@ -17,8 +19,12 @@ import argparse
 import os
 import random
 import re
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agents.facts import FactOverride
 from agents.settings import Settings
@@ -105,6 +111,46 @@ def naive_pass(text: str) -> int:
     return len(low.split()) + len(_NAIVE_PHRASE.findall(low))
 
 
+def measure(seconds: float, label: str = "") -> list[tuple[str, float]]:
+    """drafts/s of the validate() rows with whatever rules are importable here."""
+    clean = make_draft()
+    dirty = make_dirty(clean)
+    settings = Settings()
+    facts = tuple(
+        FactOverride.build(rf"\bmodel{i} (?:has|ships with) \d{{1,3}} ?gb\b", f"model{i}: 16 GB")
+        for i in range(20)
+    )
+    rows = [
+        ("validate(): clean draft", lambda: validate(clean, settings=settings)),
+        ("validate(): dirty draft", lambda: validate(dirty, settings=settings)),
+        ("validate(): clean + 20 fact patterns", lambda: validate(clean, facts=facts)),
+    ]
+    return [(label + name, rate(fn, seconds)) for name, fn in rows]
+
+
+_SEED_CHILD = """
+import json, os, sys
+sys.path.insert(0, sys.argv[2])
+if hasattr(os, "sched_setaffinity"):
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+from bench_validator import measure
+print(json.dumps(measure(float(sys.argv[1]), "seed rules: ")))
+"""
+
+
+def measure_seed(seconds: float) -> list[tuple[str, float]]:
+    import json
+
+    from seed_rules import SeedUnavailable, run_in_seed
+
+    try:
+        out = run_in_seed(_SEED_CHILD, str(seconds), str(Path(__file__).resolve().parent))
+    except SeedUnavailable as exc:
+        print(f"seed rules not measured: {exc}")
+        return []
+    return [(name, value) for name, value in json.loads(out)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
@@ -115,25 +161,18 @@ def main() -> None:
     clean = make_draft()
     dirty = make_dirty(clean)
     settings = Settings()
-    facts = tuple(
-        FactOverride.build(rf"\bmodel{i} (?:has|ships with) \d{{1,3}} ?gb\b", f"model{i}: 16 GB")
-        for i in range(20)
-    )
     print(f"draft: {len(clean.split())} words, {len(clean):,} chars; {len(rules())} rules")
     clean_report = validate(clean, settings=settings)
     dirty_report = validate(dirty, settings=settings)
     print(f"clean draft findings: {clean_report.codes()}")
     print(f"dirty draft findings: {len(dirty_report.findings)} ({dirty_report.summary()[:90]}...)")
-    rows = [
-        ("baseline: naive pass (lower+split+1 regex)", lambda: naive_pass(clean)),
-        ("validate(): clean draft", lambda: validate(clean, settings=settings)),
-        ("validate(): dirty draft", lambda: validate(dirty, settings=settings)),
-        ("validate(): clean + 20 fact patterns", lambda: validate(clean, facts=facts)),
-    ]
-    print(f"{'measurement':48s} {'drafts/s':>10s} {'ms/draft':>9s}")
-    for name, fn in rows:
-        per_s = rate(fn, args.seconds)
-        print(f"{name:48s} {per_s:10.0f} {1000 / per_s:9.3f}")
+    baseline = rate(lambda: naive_pass(clean), args.seconds)
+    rows = [("baseline: naive pass (lower+split+1 regex)", baseline)]
+    rows += measure(args.seconds)
+    rows += measure_seed(args.seconds)
+    print(f"{'measurement':50s} {'drafts/s':>10s} {'ms/draft':>9s} {'x naive':>8s}")
+    for name, per_s in rows:
+        print(f"{name:50s} {per_s:10.0f} {1000 / per_s:9.3f} {baseline / per_s:8.1f}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,11 @@
 `ValidationReport`; `SPECS` publishes it as the reviewer "validator" (provider programmatic).
 Score = 100 - 10 x criticals - 3 x warnings, floored at 0; approved = no criticals.
 Rule families live in one small module each; `rules()` lists them all (code, severity, family).
+
+Some cases cannot be told apart from legitimate writing by rules (a named source without a link,
+a list that may have been cut). Their rules warn instead of rejecting, and the reviewer's result
+then carries one extra info finding of code `HUMAN_REVIEW` ("needs_human_review") listing them:
+the aggregation turns it into the decision's `needs_human_review` (`asks_for_human_review`).
 """
 
 from __future__ import annotations
@@ -36,12 +41,26 @@ from schemas.records import DraftSubmitted, Finding, Provider, ReviewerResult, S
 log = logging.getLogger("multiqa.validator")
 
 NAME = "validator"
+HUMAN_REVIEW = "needs_human_review"
 # Above this size validation runs in a worker thread so it cannot stall the event loop.
 _THREAD_ABOVE_CHARS = 100_000
 
 
 def rule_codes() -> frozenset[str]:
     return frozenset(r.code for r in rules())
+
+
+def asks_for_human_review(result: ReviewerResult) -> bool:
+    """True when a reviewer's result asks for a person to decide (a `HUMAN_REVIEW` finding)."""
+    return any(f.code == HUMAN_REVIEW for f in result.findings)
+
+
+def _human_review_note(report: ValidationReport) -> tuple[Finding, ...]:
+    codes = report.human_review_codes()
+    if not codes:
+        return ()
+    message = f"a person should decide: {', '.join(codes)} cannot be told apart by rules"
+    return (Finding(HUMAN_REVIEW, Severity.INFO, message),)
 
 
 async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> ReviewerResult:
@@ -70,7 +89,7 @@ async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> Revie
         report.score,
         report.summary(),
         Provider.PROGRAMMATIC,
-        findings=report.findings + tuple(notes),
+        findings=report.findings + _human_review_note(report) + tuple(notes),
     )
 
 
@@ -78,4 +97,14 @@ SPECS: tuple[ReviewerSpec, ...] = (
     ReviewerSpec(NAME, Provider.PROGRAMMATIC, review, enabled=lambda settings: True, paid=False),
 )
 
-__all__ = ["SPECS", "Rule", "ValidationReport", "review", "rule_codes", "rules", "validate"]
+__all__ = [
+    "HUMAN_REVIEW",
+    "SPECS",
+    "Rule",
+    "ValidationReport",
+    "asks_for_human_review",
+    "review",
+    "rule_codes",
+    "rules",
+    "validate",
+]

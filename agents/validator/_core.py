@@ -15,7 +15,14 @@ from typing import NamedTuple
 
 from agents.facts import FactOverride
 from agents.settings import Settings
-from agents.validator._text import Fence, find_fences, lower_same_length, mask_code, word_set
+from agents.validator._text import (
+    Fence,
+    find_fences,
+    lower_same_length,
+    mask_code,
+    mask_comments,
+    word_set,
+)
 from schemas.records import Finding, Severity, Span
 
 CRITICAL_POINTS = 10
@@ -34,7 +41,8 @@ class Hit(NamedTuple):
 
 @dataclass(frozen=True)
 class Context:
-    """What every rule sees. `prose` is `content` with code blanked out (same offsets)."""
+    """What every rule sees. `prose` is `content` with code and HTML comments blanked out (same
+    offsets)."""
 
     content: str
     prose: str
@@ -62,20 +70,25 @@ class Rule:
     family: str
     description: str
     check: Callable[[Context], Iterable[Hit]]
+    # A finding the rules cannot tell apart from legitimate writing: a warning that asks for a
+    # human instead of a critical that rejects (see ValidationReport.human_review_codes).
+    human_review: bool = False
 
 
 _RULES: dict[str, Rule] = {}
 
 
 def rule(
-    code: str, severity: Severity, family: str, description: str
+    code: str, severity: Severity, family: str, description: str, *, human_review: bool = False
 ) -> Callable[[Callable[[Context], Iterable[Hit]]], Callable[[Context], Iterable[Hit]]]:
     """Register a check function as a rule."""
+    if human_review and severity != Severity.WARNING:
+        raise ValueError(f"validator rule {code!r}: a human-review rule is a warning")
 
     def register(check: Callable[[Context], Iterable[Hit]]) -> Callable[[Context], Iterable[Hit]]:
         if code in _RULES:
             raise ValueError(f"validator rule {code!r} registered twice")
-        _RULES[code] = Rule(code, severity, family, description, check)
+        _RULES[code] = Rule(code, severity, family, description, check, human_review)
         return check
 
     return register
@@ -110,6 +123,14 @@ class ValidationReport:
 
     def codes(self) -> list[str]:
         return [f.code for f in self.findings]
+
+    def human_review_codes(self) -> list[str]:
+        """Codes of warnings from rules that cannot tell the case apart from good writing: the
+        draft should wait for a person rather than be approved or rejected automatically."""
+        wanted = {r.code for r in _RULES.values() if r.human_review}
+        return sorted(
+            {f.code for f in self.findings if f.code in wanted and f.severity == Severity.WARNING}
+        )
 
     def summary(self) -> str:
         if not self.findings:
@@ -147,7 +168,8 @@ def validate(
     truncated_from = len(content) if len(content) > limit else None
     scanned = content[:limit] if truncated_from is not None else content
     fences = tuple(find_fences(scanned))
-    prose = mask_code(scanned, list(fences))
+    # Readers see neither code nor HTML comments: prose rules judge what is rendered as text.
+    prose = mask_comments(mask_code(scanned, list(fences)))
     lower = lower_same_length(prose)
     content_lower = lower if prose is scanned else lower_same_length(scanned)
     ctx = Context(

@@ -62,10 +62,36 @@ def mask_code(content: str, fences: list[Fence]) -> str:
         parts.append(_mask_inline(content[pos : fence.start]))
         # Keep newlines so line-based rules still see line boundaries.
         block = content[fence.start : fence.end]
-        parts.append(re.sub(r"[^\n]", " ", block))
+        parts.append(_blank(block))
         pos = fence.end
     parts.append(_mask_inline(content[pos:]))
     return "".join(parts)
+
+
+def mask_comments(text: str) -> str:
+    """`text` with every HTML comment (`<!-- ... -->`, or an unclosed one to the end) blanked,
+    newlines kept. Comments do not nest, so one forward pass with str.find is linear."""
+    pos = text.find("<!--")
+    if pos == -1:
+        return text
+    parts: list[str] = []
+    last = 0
+    while pos != -1:
+        close = text.find("-->", pos + 4)
+        end = len(text) if close == -1 else close + 3
+        parts.append(text[last:pos])
+        parts.append(_blank(text[pos:end]))
+        last = end
+        pos = text.find("<!--", end) if close != -1 else -1
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _blank(text: str) -> str:
+    """Spaces for every character but newlines (offsets and line boundaries kept)."""
+    if "\n" not in text:
+        return " " * len(text)
+    return "\n".join(" " * len(line) for line in text.split("\n"))
 
 
 def _mask_inline(text: str) -> str:
@@ -113,6 +139,31 @@ def word_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]
     for match in pattern.finditer(text):
         if at_word_start(text, match.start()):
             yield match
+
+
+Phrases = tuple[tuple[frozenset[str], "re.Pattern[str]"], ...]
+
+
+def phrases(*pairs: tuple[str, str]) -> Phrases:
+    """(gate words, pattern) pairs, the gate a space-separated list of words: the pattern runs
+    only when one of them is among the draft's words (a set lookup, no scan of the text)."""
+    return tuple((frozenset(gate.split()), re.compile(pattern)) for gate, pattern in pairs)
+
+
+def phrase_matches(pairs: Phrases, text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
+    """Word-start matches of every pair whose gate is open. Many small gated patterns are far
+    cheaper than one big alternation, which `re` has to try at every position."""
+    for gate, pattern in pairs:
+        if not words.isdisjoint(gate):
+            yield from word_matches(pattern, text)
+
+
+def line_start_matches(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of matches of `pattern` at the start of a line. The pattern must begin with
+    a newline: it runs on "\\n" + text, so `re` can jump from newline to newline (a `^` in
+    MULTILINE mode makes it try every position); offsets are into `text`."""
+    for match in pattern.finditer("\n" + text):
+        yield match.start(), match.end() - 1
 
 
 def paragraph_bounds(text: str, pos: int) -> tuple[int, int]:

@@ -83,7 +83,22 @@ CASES: list[tuple[str, str, str]] = [
         "Laptops are nice.",
     ),
     ("assistant_chatter", "Here is the revised article you asked for.", "Here is the laptop."),
-    ("assistant_chatter", "Sure! Here you go.\n\nLaptops.", "Surely laptops matter."),
+    ("assistant_chatter", "Sure! Here's the article.\n\nLaptops.", "Surely laptops matter."),
+    (
+        "leaked_plan",
+        "* Topic: laptops\n* Tone: friendly\n\n# Laptops\n\nThey are fast.",
+        "# Laptops\n\nThe tone of a review matters. They are fast.",
+    ),
+    (
+        "model_deliberation",
+        "Okay, let me think about how to structure this.\n\n# Laptops\n\nThey are fast.",
+        "# Laptops\n\nLet me explain why they are fast.",
+    ),
+    (
+        "possibly_truncated",
+        "Steps:\n\n1. Open the lid.\n2. Press the button.\n3. Wait for the logo",
+        "Steps:\n\n1. Open the lid\n2. Press the button\n3. Wait for the logo",
+    ),
     (
         "unclosed_code_fence",
         "Text.\n\n```python\nprint(1)\n",

@@ -1,0 +1,76 @@
+"""Issue 11's bad inputs, for every rule alone: empty, whitespace only, 2 MiB, binary-looking, NUL
+bytes, lone surrogates, long runs of one character and deeply nested brackets.
+
+Each rule runs alone (every other rule switched off) with the scan limit raised so the 2 MiB
+inputs are scanned whole, under pytest-timeout: a pattern that backtracks catastrophically takes
+minutes on these inputs, a linear one milliseconds. No timing is asserted; the budget only catches
+the pathological case. Every input must give findings of that rule only, never an exception, with
+spans that point into the content.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agents.settings import Settings
+from agents.validator import rule_codes, validate
+
+MIB = 1024 * 1024
+PROSE = (
+    "The laptop's battery lasts a full day. Sarah Mitchell, CTO at Acme, said "
+    '"It is 47% faster," according to our analysis. [IMAGE-1: a desk] Last week I tested it.\n\n'
+    "## Summary\n\n- one item\n- another item, and the\n| a | b |\n"
+)
+
+
+def _binary() -> str:
+    rng = random.Random(11)
+    return bytes(rng.randrange(256) for _ in range(200_000)).decode("latin-1")
+
+
+NESTING = 100_000
+INPUTS: dict[str, str] = {
+    "empty": "",
+    "whitespace": " \t\n\r\f\v" * 10_000,
+    "2 MiB of prose": (PROSE * (2 * MIB // len(PROSE) + 1))[: 2 * MIB],
+    "binary-looking": _binary(),
+    "NUL bytes": "text\x00" * 50_000,
+    "lone surrogates": "caf\ud800 \udfff text. " * 20_000,
+    "nested [": "[" * NESTING + "x" + "]" * NESTING,
+    "nested (": "(" * NESTING + "source" + ")" * NESTING,
+    "nested {": "{" * NESTING + "a_b" + "}" * NESTING,
+    "nested <": "<" * NESTING + "a" + ">" * NESTING,
+    "nested link": "[a](" * 50_000 + "x" + ")" * 50_000,
+    "nested comment": "<!--" * 50_000 + "-->" * 50_000,
+    "nested quote": "> " * NESTING + "quote",
+    "nested list": "".join("  " * (i % 200) + "- item\n" for i in range(20_000)),
+}
+# 2 MiB runs of the characters the patterns start with or repeat; shorter runs of the rest.
+INPUTS.update({f"2 MiB run of {ch!r}": ch * (2 * MIB) for ch in "a[<`\n"})
+INPUTS.update({f"run of {ch!r}": ch * 200_000 for ch in "A1 (|*-#'\"{%.$\u200b>]})/:"})
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", sorted(rule_codes()))
+def test_every_bad_input_for_every_rule(code: str) -> None:
+    others = ",".join(sorted(rule_codes() - {code}))
+    settings = Settings(
+        content_validator_disabled_rules=others, content_validator_max_chars=3 * MIB
+    )
+    for name, text in INPUTS.items():
+        report = validate(text, title=text[:300], settings=settings)
+        assert {f.code for f in report.findings} <= {code}, name
+        for finding in report.findings:
+            if finding.span is not None:  # span texts are capped at 200 characters
+                assert text[finding.span.start : finding.span.end][:200] == finding.span.text, name
+
+
+@pytest.mark.timeout(60)
+def test_all_rules_together_on_2_mib() -> None:
+    report = validate(
+        INPUTS["2 MiB of prose"], settings=Settings(content_validator_max_chars=3 * MIB)
+    )
+    assert not report.approved  # the planted defects are found throughout
+    assert {"placeholder", "first_person_experience"} <= set(report.codes())
