@@ -22,6 +22,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "streams.models_cli",
     "streams.eval_cli",
     "streams.ui.cli",
+    "streams.history.cli",
 )
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -42,6 +41,8 @@ from streams._command import (
 )
 from streams.client import BrokerUnavailableError
 from streams.config import StreamConfig
+from streams.history._report import Item, Report
+from streams.progress import Progress
 
 R = TypeVar("R", QADecision, ReviewerResult)
 
@@ -80,23 +81,13 @@ class RescoreReport:
     def flipped(self) -> list[Rescored]:
         return [i for i in self.items if i.flipped]
 
-    def summary(self) -> str:
-        done = self.rescored
-        approved_before = sum(i.original.approved for i in done)
-        approved_after = sum(1 for i in done if i.rescored is not None and i.rescored.approved)
-        to_rejected = sum(1 for i in self.flipped if i.original.approved)
-        to_approved = len(self.flipped) - to_rejected
-        mean_delta = sum(i.score_delta for i in done) / len(done) if done else 0.0
-        return (
-            f"{len(self.items)} decisions; re-scored {len(done)}, incomplete evidence "
-            f"{len(self.incomplete)}, undecodable events {self.undecodable}\n"
-            f"approved {approved_before} -> {approved_after}: {to_approved} newly approved, "
-            f"{to_rejected} newly rejected; mean score change {mean_delta:+.2f}"
-        )
-
 
 def rescore(
-    decisions: Iterable[QADecision], reviews: Iterable[ReviewerResult], settings: Settings
+    decisions: Iterable[QADecision],
+    reviews: Iterable[ReviewerResult],
+    settings: Settings,
+    *,
+    on_progress: Callable[[], None] | None = None,
 ) -> RescoreReport:
     """Re-decide every decision (first copy per decision_id) from the reviews it was made from.
 
@@ -113,6 +104,8 @@ def rescore(
             continue  # the stream delivers decisions at least once
         seen.add(original.decision_id)
         report.items.append(_rescore_one(original, by_version, settings))
+        if on_progress is not None:
+            on_progress()
     return report
 
 
@@ -235,7 +228,11 @@ async def rescore_topics(
     say(f"read {len(reviews)} reviewer results from {config.reviews_topic}")
     for line in bad:
         say(f"skipped undecodable event {line}")
-    report = rescore(decisions, reviews, settings)
+    bar = Progress("rescore", len({d.decision_id for d in decisions}), enabled=progress is not None)
+    try:
+        report = rescore(decisions, reviews, settings, on_progress=bar.advance)
+    finally:
+        bar.close()
     report.undecodable = len(bad)
     return report
 
@@ -294,22 +291,11 @@ async def _rescore_command(args: argparse.Namespace) -> int:
     report = await rescore_topics(
         config, settings, progress=lambda m: print(m, file=sys.stderr, flush=True)
     )
+    shared = as_report(report, settings)
     if args.json:
-        print(json.dumps([_json_row(i) for i in report.items], indent=2))
+        shared.emit_json()
     else:
-        print(f"settings {settings.version()}")
-        print(report.summary())
-        for item in report.flipped[: args.show]:
-            assert item.rescored is not None
-            print(
-                f"  {item.original.draft_id} v{item.original.version}: "
-                f"{_verdict(item.original)} {item.original.final_score:.1f} -> "
-                f"{_verdict(item.rescored)} {item.rescored.final_score:.1f}"
-            )
-        if len(report.flipped) > args.show:
-            print(f"  ... {len(report.flipped) - args.show} more (use --show or --json)")
-        for item in report.incomplete[: args.show]:
-            print(f"  {item.original.draft_id} v{item.original.version}: {item.problem}")
+        print(shared.text(args.show))
     if args.publish:
         rescored = [i.rescored for i in report.rescored if i.rescored is not None]
         await publish(config.bootstrap_servers, args.publish, rescored)
@@ -317,21 +303,26 @@ async def _rescore_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def as_report(report: RescoreReport, settings: Settings) -> Report:
+    """The re-scoring in the report shape `multiqa rereview` prints too."""
+    items = [
+        Item(
+            i.original.draft_id,
+            i.original.version,
+            i.original.approved,
+            i.original.final_score,
+            i.rescored.approved if i.rescored else None,
+            i.rescored.final_score if i.rescored else None,
+            problem=i.problem,
+        )
+        for i in report.items
+    ]
+    extra = {"settings_version": settings.version(), "undecodable_events": report.undecodable}
+    return Report("re-scored", items, extra=extra)
+
+
 def _verdict(decision: QADecision) -> str:
     return "approved" if decision.approved else "rejected"
-
-
-def _json_row(item: Rescored) -> dict[str, Any]:
-    return {
-        "draft_id": item.original.draft_id,
-        "version": item.original.version,
-        "decision_id": item.original.decision_id,
-        "approved_before": item.original.approved,
-        "score_before": item.original.final_score,
-        "approved_after": item.rescored.approved if item.rescored else None,
-        "score_after": item.rescored.final_score if item.rescored else None,
-        "problem": item.problem or None,
-    }
 
 
 def add_parser(subparsers: Any) -> None:

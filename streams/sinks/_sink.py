@@ -9,7 +9,6 @@ from typing import Any
 
 from schemas.records import DeadLetter, DraftSubmitted, QADecision, ReviewerResult
 from streams.db import create_pool
-from streams.history._drafts import persist_drafts
 from streams.observe._metrics import record_sink_write
 from streams.sinks._persist import (
     persist_audit,
@@ -120,6 +119,9 @@ class Sink:
         """Persist draft versions in qa_drafts (first copy stands); returns how many were new."""
         if not drafts:
             return 0
+        # Here, not at the top: streams.history reads the sinks' text helpers (import cycle).
+        from streams.history._drafts import persist_drafts
+
         return await self._run(
             _describe("draft", [(d.draft_id, d.version) for d in drafts]),
             lambda: persist_drafts(self.pool, drafts),

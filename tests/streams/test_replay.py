@@ -188,7 +188,7 @@ async def test_rescore_command_reports_flips(history_on_topics, monkeypatch, cap
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert "5 decisions; re-scored 5" in out
+    assert "5 draft versions; re-scored 5, not 0" in out
     assert "1 newly approved, 0 newly rejected" in out
     assert "d-border v1: rejected" in out and "-> approved" in out
 

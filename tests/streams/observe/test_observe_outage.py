@@ -88,3 +88,33 @@ async def test_readyz_false_until_the_migrations_are_applied(
     finally:
         await ops.stop()
         await pool.close()
+
+
+async def test_a_worker_serves_the_decisions_pages_when_asked(
+    kafka_bootstrap, pg_dsn, tmp_path
+) -> None:
+    import httpx
+
+    config = stream_config(kafka_bootstrap, str(tmp_path / "faust"), database_url=pg_dsn, ui=True)
+    pool = await create_pool(pg_dsn)
+    await migrate(pool)
+    ops = WorkerOps(config, port=0)
+    ops.pool = pool
+    await ops.start()
+    try:
+        async with httpx.AsyncClient(base_url=ops.server.url) as client:
+            page = await client.get("/")
+            assert page.status_code == 200 and "<h1>Decisions</h1>" in page.text
+            assert "default-src 'none'" in page.headers["content-security-policy"]
+            assert (await client.get("/draft", params={"id": "x"})).status_code == 404
+            assert (await client.get("/metrics")).status_code == 200  # same port
+        plain = WorkerOps(config.with_overrides(ui=False), port=0)
+        await plain.start()
+        try:
+            async with httpx.AsyncClient(base_url=plain.server.url) as client:
+                assert (await client.get("/")).status_code == 404  # off unless asked
+        finally:
+            await plain.stop()
+    finally:
+        await ops.stop()
+        await pool.close()
