@@ -264,6 +264,8 @@ async def _run_demo(wait_seconds: float, cache_dir: Path) -> int:
         broker_session_timeout=10.0,
         broker_heartbeat_interval=1.0,
         broker_rebalance_timeout=10.0,
+        # The demo's worker needs no /metrics port of its own (9464 may be another worker's).
+        ops_port=0,
     )
     print(f"   kafka {config.bootstrap_servers}, postgres {info.postgres.dsn}", flush=True)
     async with connect_database(config.database_url) as pool:

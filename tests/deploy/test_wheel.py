@@ -142,6 +142,8 @@ async def test_migrate_and_one_draft_round_trip(
         MULTIQA_BROKER_SESSION_TIMEOUT="10",
         MULTIQA_BROKER_HEARTBEAT_INTERVAL="1",
         MULTIQA_BROKER_REBALANCE_TIMEOUT="10",
+        # Its own operations port (the default 9464 may be another worker's on this machine).
+        MULTIQA_OPS_PORT="0",
     )
     log_path = tmp_path / "worker.log"
     with open(log_path, "wb") as log:
