@@ -5,27 +5,45 @@ re-scores to exactly what the live system decided under the same settings. Every
 and deterministic: no clock, no I/O, no dependence on the order results arrived in (beyond "the
 first result per reviewer counts": a re-delivered duplicate never changes a decision).
 
-Rules (DESIGN.md "Aggregation", issue 4):
-1. A validator critical other than `known_wrong_fact` short-circuits: rejected at once, and the
-   final score is the validator's score alone (so it does not depend on which other results
-   happened to have arrived).
-2. `known_wrong_fact` is critical but gets a second chance: a status-ok web_factcheck result with a
-   `fact_verified` finding at the same span clears it (and gives the validator back the 10 points
-   the critical cost it); an uncleared one is a veto.
-3. Score: weighted mean over reviewers with status ok (validator `qa_validator_weight`, critic
-   `qa_critic_weight`, any other reviewer `qa_gate_weight`), minus
-   `content_validator_warning_qa_penalty` per validator warning, clamped to 0-100.
-4. Validator-only mode: when the critic produced no score, the final score is the validator's
-   (effective) score, with no extra warning penalty: the validator's own score already charges
-   3 points per warning, and charging them twice with no critic to balance would reject drafts a
-   full review would pass. Vetoes from the gates still apply.
-5. Vetoes: a reviewer in `qa_required_to_pass` that answered ok and did not approve; the
-   consistency gate only when 0 < score < `qa_consistency_veto_threshold`; an uncleared
-   `known_wrong_fact`; no score at all from both validator and critic.
-6. approved = no veto and final >= `qa_final_score_threshold`. Reviewers' own approved flags are
-   not trusted otherwise (critics nitpick the flag more than the number).
-7. needs_human_review when the scored reviewers' scores spread by more than
-   `qa_disagreement_spread` points.
+What a result says (agents.base): status ok (a verdict), skipped with reason "not applicable"
+(nothing to check: no external links, no topic, no images, ...), skipped for another reason (could
+not run: model server down, disabled), error (failed: a bug, a broken setting, a dependency it
+cannot do without). A reviewer that was expected and sent nothing is missing (timed out).
+
+Rules, in order (README "Aggregation rules"):
+1. Short-circuit: a validator critical other than `known_wrong_fact` rejects at once; the final
+   score is the validator's score alone (so it does not depend on what else had arrived).
+2. `known_wrong_fact` gets a second chance: a status-ok web_factcheck `fact_verified` finding at
+   the same span clears it (and gives the validator back the 10 points it cost); uncleared, it
+   vetoes.
+3. Score: the weighted mean over every reviewer that answered ok (validator `qa_validator_weight`,
+   critic `qa_critic_weight`, every other reviewer `qa_gate_weight`), minus
+   `content_validator_warning_qa_penalty` per validator warning, clamped to 0-100. Not applicable
+   is not a score: such a reviewer stays out of the mean. With the critic answering this is the
+   seed's formula. Without it the mean runs over whatever did answer, and the validator enters it
+   with its own warning points given back, so each warning is charged exactly once; with no gates
+   and the default penalty that is the validator's score, the seed's validator-only mode.
+4. Strong negative signals are vetoes, checked apart from the mean, so no number of favourable
+   gates can outvote one of them:
+   - the critic scoring below `qa_critic_veto_threshold` (default 50: with the seed's weights a
+     perfect validator and a critic below 50 cannot reach 70, so the gates, which were added to
+     catch more, can never carry a draft the seed's two core reviewers reject);
+   - the consistency gate scoring below `qa_consistency_veto_threshold`;
+   - any other reviewer that answered ok and failed its own check (dead links, too many dead or
+     too few citations, a contradicted claim, an image or preview below its pass threshold, a
+     topic not delivered), unless listed in `qa_advisory_reviewers`. The critic is the one reviewer
+     whose own approved flag is not trusted (critics nitpick the flag more than the number).
+5. Required reviewers (`qa_required_to_pass`, and always the validator) must answer ok and
+   approve; not applicable satisfies the requirement (nothing to check). For the critic, approve
+   means a score at the approval threshold or its own approval (the seed's rule). One that was
+   skipped, errored, timed out or is not enabled blocks approval and asks for a human.
+6. Fail closed: a reviewer that errored blocks approval (needs_human_review) unless it is
+   advisory: a check that could not run never silently drops out.
+7. approved = no veto and final >= `qa_final_score_threshold`.
+8. needs_human_review, with the reasons in the summary: reviewers' scores spread by more than
+   `qa_disagreement_spread`; a required or normally-running reviewer missing, skipped or errored
+   (not when the decision was made early: then no answer could have approved it); a finding that
+   asks for a human (an ambiguous injection-like text, `possible_prompt_injection`).
 """
 
 from __future__ import annotations
@@ -35,6 +53,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from agents.base import NOT_APPLICABLE, is_not_applicable
 from agents.feedback import format_feedback_text, review_sort_key
 from agents.settings import Settings
 from schemas.records import (
@@ -54,14 +73,30 @@ CONSISTENCY = "consistency"
 WEB_FACTCHECK = "web_factcheck"
 KNOWN_WRONG_FACT = "known_wrong_fact"
 FACT_VERIFIED = "fact_verified"
+# Findings (any reviewer) that ask for a human whatever the outcome.
+HUMAN_REVIEW_CODES = frozenset({"possible_prompt_injection"})
 
 # Fixed namespace for decision ids: uuid5(namespace, "<draft_id>:<version>"). Never change it:
 # consumers de-duplicate decisions by this id.
 DECISION_NAMESPACE = uuid.UUID("6d756c74-6971-612d-6465-636973696f6e")
 
-# Points a validator critical costs (agents.validator scores 100 - 10 x criticals - 3 x warnings).
+# What the validator charges (agents.validator scores 100 - 10 x criticals - 3 x warnings); a test
+# keeps these equal to the validator's own constants.
 _CRITICAL_POINTS = 10.0
+_WARNING_POINTS = 3.0
 _REVIEW_FEEDBACK_CHARS = 2000
+
+__all__ = [
+    "NOT_APPLICABLE",
+    "Aggregate",
+    "aggregate",
+    "build_decision",
+    "decision_id",
+    "first_per_reviewer",
+    "is_settled",
+    "short_circuits",
+    "summarize",
+]
 
 
 @dataclass(frozen=True)
@@ -74,11 +109,15 @@ class Aggregate:
     short_circuited: bool = False
     needs_human_review: bool = False
     missing_reviewers: tuple[str, ...] = ()
-    # The critic produced no score: the final score is the validator's (seed: critic_skipped).
+    # The critic produced no score: the mean runs without it (seed: critic_skipped).
     validator_only: bool = False
     # known_wrong_fact findings a web fact-check verified (their span texts).
     cleared_facts: tuple[str, ...] = ()
     summary: str = ""
+    # Why a human should look (empty when needs_human_review is False).
+    review_reasons: tuple[str, ...] = ()
+    # Reviewers that had nothing to check on this draft.
+    not_applicable: tuple[str, ...] = ()
 
     @property
     def critic_skipped(self) -> bool:
@@ -115,15 +154,23 @@ def reviewer_weight(name: str, settings: Settings) -> float:
 
 
 def aggregate(
-    results: Sequence[ReviewerResult], settings: Settings, *, expected: Sequence[str] = ()
+    results: Sequence[ReviewerResult],
+    settings: Settings,
+    *,
+    expected: Sequence[str] = (),
+    early: bool = False,
 ) -> Aggregate:
-    """Decide one draft version from the results that have arrived (see the module docstring)."""
+    """Decide one draft version from the results that have arrived (see the module docstring).
+
+    `expected`: the reviewers that were to answer (enabled ones); those without a result are
+    missing. `early`: the caller decided before they answered because no answer could approve
+    the draft (`is_settled`), so their absence needs no human."""
     reviews = first_per_reviewer(results)
     by_name = {r.reviewer: r for r in reviews}
-    answered = set(by_name)
-    missing = tuple(dict.fromkeys(name for name in expected if name not in answered))
+    missing = tuple(dict.fromkeys(name for name in expected if name not in by_name))
     validator = by_name.get(VALIDATOR)
-    scored = [r for r in reviews if r.status == ReviewStatus.OK]
+    critic = by_name.get(CRITIC)
+    validator_only = critic is None or critic.status != ReviewStatus.OK
 
     if validator is not None and short_circuits(validator):
         final = _clamp(validator.score)
@@ -141,19 +188,23 @@ def aggregate(
             vetoes=(veto,),
             short_circuited=True,
             missing_reviewers=missing,
-            validator_only=by_name.get(CRITIC) is None or by_name[CRITIC].status != ReviewStatus.OK,
+            validator_only=validator_only,
             summary=f"REJECTED {final:.1f}/100 (short-circuit) - {veto}",
         )
 
     vetoes: list[str] = []
+    humans: list[str] = []
     cleared: tuple[str, ...] = ()
-    validator_score: float | None = None
+    scores = {r.reviewer: _clamp(r.score) for r in reviews if r.status == ReviewStatus.OK}
     warnings = 0
     if validator is not None and validator.status == ReviewStatus.OK:
         uncleared, cleared_findings = _known_wrong_facts(validator, by_name.get(WEB_FACTCHECK))
         cleared = tuple(_span_text(f) for f in cleared_findings)
-        validator_score = _clamp(validator.score + _CRITICAL_POINTS * len(cleared_findings))
         warnings = sum(1 for f in validator.findings if f.severity == Severity.WARNING)
+        given_back = _CRITICAL_POINTS * len(cleared_findings)
+        if validator_only:
+            given_back += _WARNING_POINTS * warnings  # charged once, by the penalty below
+        scores[VALIDATOR] = _clamp(validator.score + given_back)
         vetoes.extend(
             f"known wrong fact: {_span_text(f)!r} ({f.message})"
             if f.span
@@ -161,46 +212,41 @@ def aggregate(
             for f in uncleared
         )
 
-    scores = {r.reviewer: r.score for r in scored}
-    if validator_score is not None:
-        scores[VALIDATOR] = validator_score
-    critic = by_name.get(CRITIC)
-    validator_only = critic is None or critic.status != ReviewStatus.OK
-    if validator_only:
-        if validator_score is None:
-            final = 0.0
-            vetoes.append("no score: neither the validator nor the critic produced one")
-        else:
-            final = validator_score
-    else:
+    if scores:
         final = _clamp(
             _weighted_mean(scores, settings)
             - settings.content_validator_warning_qa_penalty * warnings
         )
+    else:
+        final = 0.0
+        vetoes.append("no score: no reviewer answered with one")
+        humans.append("no reviewer produced a score")
 
-    vetoes.extend(_reviewer_vetoes(scored, settings))
-    approved = not vetoes and final >= settings.qa_final_score_threshold
+    _check_reviewers(reviews, settings, vetoes, humans)
+    _check_presence(by_name, settings, missing, early, vetoes, humans)
     spread = max(scores.values()) - min(scores.values()) if len(scores) >= 2 else 0.0
-    needs_human = spread > settings.qa_disagreement_spread or not scores
-
-    parts = ", ".join(f"{name} {score:.0f}" for name, score in scores.items()) or "no scores"
-    verdict = "APPROVED" if approved else "REJECTED"
-    mode = "; validator-only" if validator_only else ""
-    summary = f"{verdict} {final:.1f}/100 ({parts}{mode})"
-    if vetoes:
-        summary += f" - veto: {vetoes[0]}" + (
-            f" (+{len(vetoes) - 1} more)" if len(vetoes) > 1 else ""
+    if spread > settings.qa_disagreement_spread:
+        humans.append(
+            f"reviewers disagree: scores spread {spread:.0f} points "
+            f"(more than {settings.qa_disagreement_spread:g})"
         )
+    humans.extend(_flagged_for_humans(reviews))
+
+    approved = not vetoes and final >= settings.qa_final_score_threshold
+    not_applicable = tuple(r.reviewer for r in reviews if is_not_applicable(r))
+    summary = _summary(approved, final, scores, validator_only, vetoes, humans, not_applicable)
     return Aggregate(
         approved=approved,
         final_score=final,
-        vetoes=tuple(vetoes),
+        vetoes=tuple(dict.fromkeys(vetoes)),
         short_circuited=False,
-        needs_human_review=needs_human,
+        needs_human_review=bool(humans),
         missing_reviewers=missing,
         validator_only=validator_only,
         cleared_facts=cleared,
         summary=summary,
+        review_reasons=tuple(dict.fromkeys(humans)),
+        not_applicable=not_applicable,
     )
 
 
@@ -213,9 +259,10 @@ def is_settled(
     pending reviewers could make it approved (a veto that is already certain, or a threshold out of
     reach). "Possible" is checked by aggregating best cases with the one aggregation: every pending
     reviewer scoring 100 and approving (a pending web fact-check verifying every known-wrong fact),
-    and, when the critic is pending, also the critic not scoring at all (validator-only mode can
-    score higher than a mean that includes the critic). Adding a 100 can never lower a weighted
-    mean, so these two cases bound every other outcome.
+    and, when the critic is pending, also the critic not scoring at all (the mean without the
+    critic gives the validator its warning points back, so it can score higher). Within each case
+    a 100 can only raise a weighted mean and adds no veto, so these two cases bound every other
+    outcome, a pending reviewer that skips or is not applicable included.
     """
     pending_names = [name for name in dict.fromkeys(pending) if name not in _names(results)]
     if not pending_names:
@@ -253,7 +300,7 @@ def build_decision(
     canonical order, and the caller supplies `decided_at`.
     """
     reviews = first_per_reviewer(r for r in results if _same_draft(r, draft))
-    outcome = aggregate(reviews, settings, expected=expected)
+    outcome = aggregate(reviews, settings, expected=expected, early=early)
     return QADecision(
         decision_id=decision_id(draft.draft_id, draft.version),
         draft_id=draft.draft_id,
@@ -297,6 +344,127 @@ def summarize(result: ReviewerResult) -> ReviewSummary:
     )
 
 
+# --- the rules ---------------------------------------------------------------------------------
+
+
+def _check_reviewers(
+    reviews: Sequence[ReviewerResult], settings: Settings, vetoes: list[str], humans: list[str]
+) -> None:
+    """Rules 4-6 for the reviewers that sent a result."""
+    required = settings.required_to_pass() | {VALIDATOR}
+    advisory = settings.advisory_reviewers() - required
+    for r in reviews:
+        name = r.reviewer
+        if r.status == ReviewStatus.ERROR:
+            if name not in advisory:
+                vetoes.append(f"{name} errored: {_reason(r, 'no reason given')}")
+                humans.append(f"{name} errored, so its check did not run")
+            continue
+        if r.status != ReviewStatus.OK:
+            if name in required and not is_not_applicable(r):
+                vetoes.append(f"required reviewer {name} did not run: {_reason(r, 'skipped')}")
+                humans.append(f"required reviewer {name} did not run")
+            continue
+        if name == VALIDATOR:
+            continue  # its criticals are rules 1-2; its approved flag means "no critical"
+        negative = _strong_negative(r, settings)
+        if negative and name not in advisory:
+            vetoes.append(negative)
+        elif name in required and not _approves(r, settings):
+            vetoes.append(f"required reviewer {name} did not approve: {_reason(r, 'no reason')}")
+
+
+def _strong_negative(r: ReviewerResult, settings: Settings) -> str | None:
+    """Rule 4: the veto text when this status-ok result is a strong negative signal."""
+    if r.reviewer == CRITIC:
+        if r.score < settings.qa_critic_veto_threshold:
+            return (
+                f"critic: score {r.score:.0f} below the critic veto threshold "
+                f"{settings.qa_critic_veto_threshold:g}"
+            )
+        return None
+    if r.reviewer == CONSISTENCY:
+        if r.score < settings.qa_consistency_veto_threshold:
+            return (
+                f"consistency: score {r.score:.0f} below {settings.qa_consistency_veto_threshold:g}"
+            )
+        return None
+    if not r.approved:
+        return f"{r.reviewer}: {_reason(r, 'did not approve')}"
+    return None
+
+
+def _approves(r: ReviewerResult, settings: Settings) -> bool:
+    if r.reviewer == CRITIC:
+        return r.approved or r.score >= settings.qa_final_score_threshold
+    if r.reviewer == CONSISTENCY:
+        return r.score >= settings.qa_consistency_veto_threshold
+    return r.approved
+
+
+def _check_presence(
+    by_name: dict[str, ReviewerResult],
+    settings: Settings,
+    missing: Sequence[str],
+    early: bool,
+    vetoes: list[str],
+    humans: list[str],
+) -> None:
+    """Rules 5 and 8 for reviewers that sent nothing. Decided early, the reviewers still pending
+    were cancelled because no answer of theirs could approve the draft (is_settled): their
+    absence still blocks (so an early decision can never approve) but asks for no human."""
+    for name in sorted(settings.required_to_pass() | {VALIDATOR}, key=review_sort_key):
+        if name in by_name:
+            continue
+        if name not in missing:
+            why = "is not enabled or not deployed"
+        else:
+            why = "cancelled: decided early" if early else "timed out"
+        vetoes.append(f"required reviewer {name} did not answer ({why})")
+        if not (early and name in missing):
+            humans.append(f"required reviewer {name} did not answer")
+    if early:
+        return
+    for name in missing:
+        if name not in settings.required_to_pass() and name != VALIDATOR:
+            humans.append(f"{name} did not answer before the decision (timed out)")
+
+
+def _flagged_for_humans(reviews: Sequence[ReviewerResult]) -> list[str]:
+    flagged: list[str] = []
+    for r in reviews:
+        if r.status != ReviewStatus.OK:
+            continue
+        for f in r.findings:
+            if f.code in HUMAN_REVIEW_CODES:
+                flagged.append(f"{r.reviewer}: {f.code}: {_one_line(f.message, 200)}")
+    return flagged
+
+
+def _summary(
+    approved: bool,
+    final: float,
+    scores: dict[str, float],
+    validator_only: bool,
+    vetoes: Sequence[str],
+    humans: Sequence[str],
+    not_applicable: Sequence[str],
+) -> str:
+    parts = ", ".join(f"{name} {score:.0f}" for name, score in scores.items()) or "no scores"
+    if validator_only:
+        parts += "; without the critic"
+    if not_applicable:
+        parts += f"; not applicable: {', '.join(not_applicable)}"
+    summary = f"{'APPROVED' if approved else 'REJECTED'} {final:.1f}/100 ({parts})"
+    if vetoes:
+        more = f" (+{len(vetoes) - 1} more)" if len(vetoes) > 1 else ""
+        summary += f" - veto: {vetoes[0]}{more}"
+    if humans:
+        more = f" (+{len(humans) - 1} more)" if len(humans) > 1 else ""
+        summary += f" - needs human review: {humans[0]}{more}"
+    return summary
+
+
 # --- helpers -----------------------------------------------------------------------------------
 
 
@@ -315,9 +483,16 @@ def _clamp(value: float) -> float:
     return min(100.0, max(0.0, float(value)))
 
 
+def _one_line(text: str, limit: int) -> str:
+    return " ".join(str(text).split())[:limit]
+
+
+def _reason(r: ReviewerResult, default: str) -> str:
+    text = (r.veto or r.feedback or "").strip()
+    return _one_line(text.splitlines()[0], 300) if text else default
+
+
 def _weighted_mean(scores: dict[str, float], settings: Settings) -> float:
-    if not scores:
-        return 0.0
     weights = {name: reviewer_weight(name, settings) for name in scores}
     total = sum(weights.values())
     if total <= 0:
@@ -351,21 +526,6 @@ def _known_wrong_facts(
 
 def _span_text(finding: Finding) -> str:
     return finding.span.text if finding.span is not None else ""
-
-
-def _reviewer_vetoes(scored: Sequence[ReviewerResult], settings: Settings) -> list[str]:
-    required = settings.required_to_pass()
-    vetoes: list[str] = []
-    for r in scored:
-        if r.reviewer in required and r.reviewer != VALIDATOR and not r.approved:
-            reason = (r.veto or r.feedback or "did not approve").strip().splitlines()[0][:300]
-            vetoes.append(f"{r.reviewer}: {reason}")
-        elif r.reviewer == CONSISTENCY and 0 < r.score < settings.qa_consistency_veto_threshold:
-            vetoes.append(
-                f"consistency: score {r.score:.0f} below "
-                f"{settings.qa_consistency_veto_threshold:.0f}"
-            )
-    return vetoes
 
 
 def _best_case(name: str, facts: Sequence[Finding]) -> ReviewerResult:

@@ -10,6 +10,13 @@ stream alike.
 Contract between reviewers and the aggregation (agents.aggregate):
 - validator findings with severity critical short-circuit the review, except code
   `known_wrong_fact`;
+- a reviewer with nothing to check answers `not_applicable(...)` (status skipped, a
+  `not_applicable` finding): it stays out of the mean and satisfies `qa_required_to_pass`;
+- a reviewer that cannot do its job because of its configuration or a dependency it cannot do
+  without (a broken setting, a missing API key or model, fact_overrides unreadable) answers
+  `errored(...)` with the cause: that keeps the draft from approval. `skipped` is for a reviewer
+  that could not run for a reason that is nobody's mistake (disabled, an optional model server
+  down), and the aggregation goes on without it;
 - web_factcheck emits `fact_verified` (severity info) findings whose `span` equals the span of the
   claim it verified; a verified span clears the validator's `known_wrong_fact` at the same span.
   Contradicted claims are `fact_contradicted` findings.
@@ -27,7 +34,16 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from agents.settings import Settings
-from schemas.records import Cost, DraftSubmitted, Provider, ReviewerResult, ReviewStatus, utc_now
+from schemas.records import (
+    Cost,
+    DraftSubmitted,
+    Finding,
+    Provider,
+    ReviewerResult,
+    ReviewStatus,
+    Severity,
+    utc_now,
+)
 
 log = logging.getLogger("multiqa.agents")
 
@@ -92,12 +108,39 @@ class Deps:
             log.warning("audit event %s could not be written", event_type, exc_info=True)
 
 
+# The finding code (and feedback prefix) of a reviewer that had nothing to check on a draft.
+NOT_APPLICABLE = "not_applicable"
+
+
 def skipped(
     name: str, provider: Provider, reason: str, *, cost: Cost | None = None
 ) -> ReviewerResult:
-    """A result for a reviewer that did not apply or could not run."""
+    """A result for a reviewer that could not run (disabled, model server down, ...). For a
+    reviewer with nothing to check use `not_applicable`."""
     return ReviewerResult(
         name, False, 0.0, reason, provider, status=ReviewStatus.SKIPPED, cost=cost or Cost()
+    )
+
+
+def not_applicable(name: str, provider: Provider, detail: str) -> ReviewerResult:
+    """A reviewer with nothing to check on this draft (no external links, no cited sources, no
+    topic, no images, no preview URL): status skipped, reason "not applicable: <detail>", and a
+    `not_applicable` finding the aggregation reads. It is no score (it stays out of the mean) and
+    no failure (a required reviewer that is not applicable is satisfied)."""
+    return ReviewerResult(
+        name,
+        False,
+        0.0,
+        f"not applicable: {detail}",
+        provider,
+        status=ReviewStatus.SKIPPED,
+        findings=(Finding(NOT_APPLICABLE, Severity.INFO, detail),),
+    )
+
+
+def is_not_applicable(result: ReviewerResult) -> bool:
+    return result.status == ReviewStatus.SKIPPED and any(
+        f.code == NOT_APPLICABLE for f in result.findings
     )
 
 

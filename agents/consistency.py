@@ -2,7 +2,8 @@
 
 - consistency: does the draft contradict itself (numbers, claims, recommendations)? Advisory: the
   aggregation vetoes only when 0 < score < `qa_consistency_veto_threshold`.
-- topic_delivery: does the draft deliver what its title and topic promise?
+- topic_delivery: does the draft deliver what its title and topic promise? Not applicable when
+  the draft has no topic.
 
 Both use `qa_gate_model` (default: the critic's model), `qa_gate_max_tokens` (thinking models get
 `qa_thinking_model_max_tokens`), `qa_gate_timeout_seconds`, and one retry after
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from agents.base import Deps, ReviewerSpec, skipped
+from agents.base import Deps, ReviewerSpec, not_applicable, skipped
 from agents.llm import (
     Prompt,
     ask,
@@ -201,6 +202,11 @@ async def review_consistency(
 async def review_topic_delivery(
     draft: DraftSubmitted, settings: Settings, deps: Deps
 ) -> ReviewerResult:
+    if not draft.topic.strip():
+        # The gate compares the article with the topic it was written for; without one there
+        # is nothing to compare (the seed skips it too), and asking the model would only score
+        # the title against itself.
+        return not_applicable("topic_delivery", _PROVIDER, "the draft has no topic")
     outcome = await _judge(
         "topic_delivery", topic_delivery_prompt(draft), read_delivery, draft, settings, deps
     )

@@ -268,6 +268,19 @@ def site_hosts(site_url: str, domains: Sequence[str | None]) -> frozenset[str]:
     return frozenset(hosts)
 
 
+def own_site(site_url: str, site_domain: str, draft_site_domain: str | None) -> frozenset[str]:
+    """The publishing site's hosts for one draft: the settings' `site_url` and `site_domain`
+    and the draft's own `site_domain`. The one rule both link reviewers use: links to these (and
+    their subdomains, `www.` included) are the site's own, not external links or citations."""
+    return site_hosts(site_url, (site_domain, draft_site_domain))
+
+
+def is_external_link(url: str, own: frozenset[str]) -> bool:
+    """A link to another site that could be dead: a web target (`is_external_target`) that is
+    not one of the site's own hosts (`own_site`)."""
+    return is_external_target(url) and not is_self_link(url, own)
+
+
 def is_self_link(url: str, hosts: frozenset[str]) -> bool:
     """A link to the site itself or one of its subdomains (`www.` included)."""
     host = host_of(url)

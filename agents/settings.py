@@ -47,7 +47,19 @@ class Settings:
     qa_gate_weight: float = _f(0.3, "Weight of every gate (consistency, urls, ...).", 0, 10)
     qa_final_score_threshold: float = _f(70.0, "Approval cut-off (0-100).", 0, 100)
     qa_consistency_veto_threshold: float = _f(
-        50.0, "Consistency below this (and above 0) vetoes.", 0, 100
+        50.0,
+        "Consistency below this vetoes. The seed exempted a score of 0 (it meant no score there); "
+        "here a reviewer without a score is skipped, so a 0 is a real score and vetoes.",
+        0,
+        100,
+    )
+    qa_critic_veto_threshold: float = _f(
+        50.0,
+        "A critic score below this rejects however the other reviewers scored (0: off). Not "
+        "in the seed; 50 is the lowest critic score with which the seed's validator and critic "
+        "alone can reach the default approval threshold (0.4 x 100 + 0.6 x 50 = 70).",
+        0,
+        100,
     )
     content_validator_warning_qa_penalty: float = _f(
         3.0, "Points off the final score per validator warning.", 0, 100
@@ -59,7 +71,17 @@ class Settings:
         40.0, "Score spread between reviewers that flags needs_human_review.", 0, 100
     )
     qa_required_to_pass: str = _f(
-        "urls", "Comma-separated reviewers whose disapproval vetoes the draft.", kind="reviewers"
+        "urls",
+        "Comma-separated reviewers that must answer ok and approve (not applicable counts as a "
+        "pass): one that skipped, errored or timed out blocks approval and asks for a human. "
+        "The validator is always required.",
+        kind="reviewers",
+    )
+    qa_advisory_reviewers: str = _f(
+        "",
+        "Comma-separated gates whose failed check does not veto (their score still counts), "
+        "like the seed's qa_gates required_to_pass=false. Every other gate's failure vetoes.",
+        kind="reviewers",
     )
     qa_aggregate_timeout_seconds: float = _f(
         300.0, "Stream: decide with what has arrived after this long.", 0.1, 86400
@@ -139,7 +161,13 @@ class Settings:
     qa_web_factcheck_max_claims: int = _f(3, "Claims checked per draft.", 0, 100)
     # --- citations and URLs --------------------------------------------------------------------
     qa_citation_verify_enabled: bool = _f(True, "HEAD-check cited URLs.")
-    qa_citation_max_dead_ratio: float = _f(0.30, "Dead share above which citations fail.", 0, 1)
+    qa_citation_max_dead_ratio: float = _f(
+        0.30,
+        "Dead share above which citations fail. 0 switches the ratio check off, as in the seed "
+        "(to allow no dead citation at all use a tiny ratio such as 0.001).",
+        0,
+        1,
+    )
     qa_citation_min_count: int = _f(0, "Fewer cited URLs than this fails.", 0, 10000)
     qa_citation_timeout_seconds: float = _f(8.0, "Per-URL timeout.", 0.1, 600)
     qa_citation_concurrency: int = _f(5, "Concurrent citation checks.", 1, 100)
@@ -262,6 +290,9 @@ class Settings:
     # --- derived -------------------------------------------------------------------------------
     def required_to_pass(self) -> frozenset[str]:
         return frozenset(_split(self.qa_required_to_pass))
+
+    def advisory_reviewers(self) -> frozenset[str]:
+        return frozenset(_split(self.qa_advisory_reviewers))
 
     def thinking_models(self) -> tuple[str, ...]:
         return tuple(_split(self.qa_thinking_models))

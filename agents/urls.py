@@ -1,8 +1,9 @@
 """URL verifier (provider `url_verifier`): every external link in the draft must resolve.
 
 External links are the content's links (not images: the vision gate fetches those) whose host is
-not the publishing site (`site_url`, `site_domain`, the draft's own `site_domain`, subdomains and
-`www.` included). Each is checked through the URL guard.
+not the publishing site (`links.own_site`: `site_url`, `site_domain`, the draft's own
+`site_domain`, subdomains and `www.` included; the citation verifier uses the same rule). Each is
+checked through the URL guard.
 
 - Dead: the server answers >= 400 (or loops redirects), the guard refuses the address (a reader
   cannot reach an internal address either), or the URL is malformed. Each dead link costs 20
@@ -11,6 +12,7 @@ not the publishing site (`site_url`, `site_domain`, the draft's own `site_domain
 - Unreachable right now (timeout, DNS failure, connection error): a warning, not a death: the
   next run may well reach it.
 - No dead links: score min(100, 80 + 5 x external links checked).
+- No external links at all: not applicable (no score; it stays out of the mean).
 
 At most `links.MAX_CHECKED_LINKS` distinct URLs are checked; the findings say how many were not.
 """
@@ -18,7 +20,7 @@ At most `links.MAX_CHECKED_LINKS` distinct URLs are checked; the findings say ho
 from __future__ import annotations
 
 from agents import links
-from agents.base import Deps, ReviewerSpec
+from agents.base import Deps, ReviewerSpec, not_applicable
 from agents.net import ErrorKind, client_for
 from agents.settings import Settings
 from schemas.records import DraftSubmitted, Finding, Provider, ReviewerResult, Severity
@@ -33,35 +35,34 @@ _TRANSIENT = frozenset({ErrorKind.TIMEOUT, ErrorKind.DNS, ErrorKind.NETWORK})
 
 def external_links(draft: DraftSubmitted, settings: Settings) -> list[links.Link]:
     """The draft's distinct external links, first occurrence of each, in document order."""
-    own = links.site_hosts(settings.site_url, (settings.site_domain, draft.site_domain))
+    own = links.own_site(settings.site_url, settings.site_domain, draft.site_domain)
     return links.unique(
         link
         for link in links.extract_links(draft.content)
-        if not link.is_image
-        and links.is_external_target(link.url)
-        and not links.is_self_link(link.url, own)
+        if not link.is_image and links.is_external_link(link.url, own)
     )
 
 
 async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> ReviewerResult:
     external = external_links(draft, settings)
+    if not external:
+        return not_applicable(NAME, PROVIDER, "no external links to verify")
     to_check = external[: links.MAX_CHECKED_LINKS]
     findings: list[Finding] = []
     dead = 0
-    if to_check:
-        async with client_for(deps.http, settings) as http:
-            urls = [links.absolute(link.url) for link in to_check]
-            checks = await http.check_many(urls, concurrency=settings.qa_citation_concurrency)
-        for link, check in zip(to_check, checks, strict=True):
-            if check.ok:
-                continue
-            if check.error_kind in _TRANSIENT:
-                message = f"{link.url} could not be reached ({check.reason()})"
-                findings.append(Finding("link_unreachable", Severity.WARNING, message, link.span))
-            else:
-                dead += 1
-                message = f"{link.url} is dead ({check.reason()})"
-                findings.append(Finding("dead_link", Severity.CRITICAL, message, link.span))
+    async with client_for(deps.http, settings) as http:
+        urls = [links.absolute(link.url) for link in to_check]
+        checks = await http.check_many(urls, concurrency=settings.qa_citation_concurrency)
+    for link, check in zip(to_check, checks, strict=True):
+        if check.ok:
+            continue
+        if check.error_kind in _TRANSIENT:
+            message = f"{link.url} could not be reached ({check.reason()})"
+            findings.append(Finding("link_unreachable", Severity.WARNING, message, link.span))
+        else:
+            dead += 1
+            message = f"{link.url} is dead ({check.reason()})"
+            findings.append(Finding("dead_link", Severity.CRITICAL, message, link.span))
     unchecked = len(external) - len(to_check)
     if unchecked:
         findings.append(
@@ -80,11 +81,7 @@ async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> Revie
     else:
         veto = None
         score = min(100.0, 80.0 + 5.0 * len(to_check))
-        feedback = (
-            f"all {len(to_check)} external links resolve"
-            if to_check
-            else "no external links to verify"
-        )
+        feedback = f"all {len(to_check)} external links resolve"
     if unreachable:
         feedback += f"; {unreachable} could not be reached (not counted as dead)"
     if unchecked:

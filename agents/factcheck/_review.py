@@ -6,7 +6,7 @@ import asyncio
 from collections import Counter
 from collections.abc import Sequence
 
-from agents.base import Deps, skipped
+from agents.base import Deps, not_applicable, skipped
 from agents.factcheck._claims import KNOWN_WRONG_FACT, Claim, gather_claims
 from agents.factcheck._search import DdgsSearch, SearchBackend, SearchResult, SearchUnavailable
 from agents.factcheck._verdict import Judgement, Verdict, judge
@@ -25,7 +25,7 @@ async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> Revie
         return skipped(NAME, PROVIDER, "qa_web_factcheck_max_claims is 0")
     claims = await gather_claims(draft, settings, deps)
     if not claims:
-        return skipped(NAME, PROVIDER, "no checkable product or spec claims")
+        return not_applicable(NAME, PROVIDER, "no checkable product or spec claims")
     backend: SearchBackend = deps.search if deps.search is not None else DdgsSearch()
     try:
         answers = [await _search(backend, claim, settings) for claim in claims]

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from agents.base import Deps, skipped
+from agents.base import Deps, not_applicable, skipped
 from agents.llm import (
     AnswerError,
     Prompt,
@@ -176,9 +176,11 @@ async def review_images(draft: DraftSubmitted, settings: Settings, deps: Deps) -
     refs, problems = find_images(
         draft.content, base_url=_base_url(draft, settings), limit=settings.qa_vision_max_images
     )
+    if not refs and not problems:
+        return not_applicable(name, _PROVIDER, "the draft has no images")
     if not refs:
-        detail = f" ({'; '.join(problems)})" if problems else ""
-        return _no_verdict(name, draft, f"no images to judge in the draft{detail}")
+        # Images there are, but none this gate can fetch: not "nothing to check".
+        return _no_verdict(name, draft, f"no images to judge in the draft ({'; '.join(problems)})")
     problem = await _model_problem(model, settings, deps)
     if problem:
         return _no_verdict(name, draft, problem)
@@ -288,7 +290,7 @@ def preview_prompt(draft: DraftSubmitted, screenshot: bytes) -> Prompt:
 async def review_preview(draft: DraftSubmitted, settings: Settings, deps: Deps) -> ReviewerResult:
     name, model = "preview", settings.qa_preview_vision_model
     if not draft.preview_url:
-        return _no_verdict(name, draft, "the draft has no preview_url")
+        return not_applicable(name, _PROVIDER, "the draft has no preview_url")
     problem = await _model_problem(model, settings, deps)
     if problem:
         return _no_verdict(name, draft, problem)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
-from agents.base import Deps, run_reviewer
+from agents.base import Deps, is_not_applicable, run_reviewer
 from agents.citations import SPECS, cited_urls
 from agents.links import MAX_CHECKED_LINKS
 from agents.net import ErrorKind, FetchError, GuardedClient
@@ -73,10 +74,43 @@ async def test_dead_share_over_the_limit_fails_naming_each_url_and_why(local_web
     assert "3 of 4" in result.feedback
 
 
-async def test_no_urls_is_skipped():
+async def test_no_urls_is_not_applicable():
     result = await review(draft("No links at all. [relative](/about) [mail](mailto:a@b.c)"))
-    assert result.status is ReviewStatus.SKIPPED
-    assert "no cited URLs" in result.feedback
+    assert is_not_applicable(result)
+    assert result.feedback == "not applicable: no cited URLs to verify"
+
+
+async def test_the_sites_own_links_are_not_citations(local_web):
+    """The rule the URL verifier uses (links.own_site): the citation verifier used to HEAD-check
+    the site's own links, which urls rightly leaves out."""
+    own = local_web(host="127.0.0.2")
+    other = local_web(host="127.0.0.3")
+    settings = LOCAL.with_overrides(
+        qa_url_allowlist="127.0.0.2,127.0.0.3", site_url=f"http://127.0.0.2:{own.port}/"
+    )
+    content = f"[home]({own.url('/missing')}) [src]({other.url('/ok')})"
+    sources = [own.url("/also-missing")]
+    result = await review(draft(content, sources), settings)
+    assert (result.approved, result.score, result.findings) == (True, 100.0, ())
+    assert own.seen == [] and [s.path for s in other.seen] == ["/ok"]
+    only_own = await review(draft(f"[home]({own.url('/missing')})", sources), settings)
+    assert is_not_applicable(only_own) and own.seen == []
+    # The draft's own site_domain counts too, as for urls.
+    by_domain = replace(draft(f"[x]({other.url('/missing')})"), site_domain="127.0.0.3")
+    assert is_not_applicable(await review(by_domain, settings))
+    from agents.urls import external_links
+
+    assert external_links(by_domain, settings) == []
+
+
+async def test_zero_max_dead_ratio_switches_the_ratio_check_off_as_in_the_seed(local_web):
+    web = local_web()
+    content = f"[a]({web.url('/missing')}) [b]({web.url('/ok')})"
+    result = await review(draft(content), LOCAL.with_overrides(qa_citation_max_dead_ratio=0.0))
+    assert (result.approved, result.score) == (True, 50.0)
+    assert "ratio check off" in result.feedback
+    strict = await review(draft(content), LOCAL.with_overrides(qa_citation_max_dead_ratio=0.001))
+    assert not strict.approved
 
 
 async def test_fewer_than_min_count_fails(local_web):

@@ -15,7 +15,7 @@ from fakes import (
     ollama_error,
 )
 
-from agents.base import Deps
+from agents.base import Deps, is_not_applicable
 from agents.consistency import SPECS, review_consistency, review_topic_delivery
 from agents.llm import LLMRouter
 from agents.settings import Settings
@@ -81,6 +81,18 @@ async def test_topic_delivery(
     assert result.feedback == DELIVERS["reason"]
     user = fake_ollama.chats(MODEL)[0]["messages"][1]["content"]
     assert "pour-over coffee brewing" in user  # the topic is shown, inside the fence
+
+
+async def test_topic_delivery_without_a_topic_is_not_applicable(
+    fake_ollama: FakeOllama, llm_settings: Settings, llm_deps: Deps
+) -> None:
+    """It used to ask the model even when the draft had no topic."""
+    fake_ollama.add_model(MODEL, always=ollama_chat(DELIVERS))
+    for topic in ("", "   "):
+        result = await review_topic_delivery(make_draft(topic=topic), llm_settings, llm_deps)
+        assert is_not_applicable(result)
+        assert result.feedback == "not applicable: the draft has no topic"
+    assert fake_ollama.chats() == []
 
 
 async def test_topic_not_delivered(

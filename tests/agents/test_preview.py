@@ -21,7 +21,7 @@ from fakes import (
 )
 from PIL import Image, ImageStat
 
-from agents.base import Deps
+from agents.base import Deps, is_not_applicable
 from agents.net import GuardedClient
 from agents.settings import Settings
 from agents.vision import review_preview
@@ -188,7 +188,8 @@ async def test_preview_without_url_or_model(
     fake_ollama: FakeOllama, preview_settings: Settings, preview_deps: Deps
 ) -> None:
     result = await review_preview(make_draft(), preview_settings, preview_deps)
-    assert "the draft has no preview_url" in result.feedback
+    assert is_not_applicable(result)
+    assert result.feedback == "not applicable: the draft has no preview_url"
     settings = preview_settings.with_overrides(qa_preview_vision_model="ollama/absent:1b")
     fake_ollama.add_model("absent:1b", "completion")
     result = await review_preview(

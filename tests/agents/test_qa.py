@@ -63,8 +63,12 @@ def spec(
     return ReviewerSpec(name, Provider.OLLAMA, review, enabled=lambda s: True, paid=paid)
 
 
+# The stand-ins are the only reviewers, so by default none of the others is required (urls is).
+FREE = Settings(qa_required_to_pass="")
+
+
 def qa(*specs: ReviewerSpec, settings: Settings | None = None) -> MultiModelQA:
-    return MultiModelQA(None, Settled(settings or Settings()), reviewers=[*VALIDATOR_SPECS, *specs])
+    return MultiModelQA(None, Settled(settings or FREE), reviewers=[*VALIDATOR_SPECS, *specs])
 
 
 async def test_clean_draft_is_approved_with_weighted_score() -> None:
@@ -115,14 +119,25 @@ async def test_unpaid_reviewers_finish_even_when_settled() -> None:
 
 async def test_deadline_cancels_what_is_still_running() -> None:
     cancelled: list[str] = []
-    settings = Settings(qa_aggregate_timeout_seconds=0.2)
+    settings = FREE.with_overrides(qa_aggregate_timeout_seconds=0.2)
     result = await qa(
         spec("critic", 90), spec("citations", 100, delay=30, cancelled=cancelled), settings=settings
     ).review("T", CLEAN)
     assert cancelled == ["citations"]
     assert result.decision.timed_out
     assert result.decision.missing_reviewers == ("citations",)
-    assert result.approved  # decided with what arrived
+    assert result.approved  # decided with what arrived ...
+    assert result.needs_human_review  # ... and a human is told what is missing
+    assert "citations did not answer" in result.summary
+
+
+async def test_a_required_reviewer_that_times_out_blocks_approval() -> None:
+    settings = FREE.with_overrides(qa_aggregate_timeout_seconds=0.2, qa_required_to_pass="urls")
+    result = await qa(spec("critic", 90), spec("urls", 100, delay=30), settings=settings).review(
+        "T", CLEAN
+    )
+    assert result.decision.timed_out and not result.approved and result.needs_human_review
+    assert result.vetoes == ("required reviewer urls did not answer (timed out)",)
 
 
 async def test_critic_skipped_means_validator_only() -> None:
@@ -187,7 +202,7 @@ async def test_with_database_settings_and_fact_overrides(pg_pool: Any) -> None:
 
 async def test_registry_reviewers_run_without_external_services() -> None:
     """The default registry: whatever reviewers are built run; the unreachable ones skip."""
-    settings = Settings(
+    settings = FREE.with_overrides(
         ollama_base_url="http://127.0.0.1:9",
         ollama_health_timeout_seconds=0.5,
         qa_web_factcheck_enabled=False,
@@ -198,6 +213,12 @@ async def test_registry_reviewers_run_without_external_services() -> None:
     assert result.reviews[0].reviewer == "validator"
     assert all(r.status != ReviewStatus.OK for r in result.reviews[1:])
     assert result.critic_skipped and result.approved and result.final_score == 100.0
+    # The same with urls required (the default) but switched off: never approved, even though
+    # the decision is made early (nothing can approve it, so the LLM reviewers are cancelled).
+    required_but_off = settings.with_overrides(qa_required_to_pass="urls")
+    result = await MultiModelQA(None, Settled(required_but_off)).review("T", CLEAN)
+    assert not result.approved and result.needs_human_review
+    assert "required reviewer urls did not answer (is not enabled or not deployed)" in result.vetoes
 
 
 _JUNK = random.Random(7).randbytes(50_000)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from agents.base import Deps, run_reviewer
+from agents.base import Deps, is_not_applicable, run_reviewer
 from agents.links import MAX_CHECKED_LINKS
 from agents.net import ErrorKind, FetchError, GuardedClient
 from agents.settings import Settings
@@ -118,11 +118,15 @@ async def test_self_links_are_not_external(local_web):
 async def test_site_domain_setting_marks_self_links(local_web):
     settings = LOCAL.with_overrides(site_domain="myblog.example")
     result = await review(draft("[a](https://myblog.example/missing-page)"), settings)
-    assert (result.approved, result.score, result.feedback) == (
-        True,
-        80.0,
-        "no external links to verify",
-    )
+    assert is_not_applicable(result)
+    assert result.feedback == "not applicable: no external links to verify"
+
+
+async def test_no_external_links_is_not_applicable_not_80():
+    """It used to score 80, and that 80 entered the mean of every draft without links."""
+    result = await review(draft("Plain prose, a [relative](/about) link and [mail](mailto:a@b.c)."))
+    assert is_not_applicable(result) and result.status is ReviewStatus.SKIPPED
+    assert result.feedback == "not applicable: no external links to verify"
 
 
 async def test_images_and_code_are_not_checked(local_web):
@@ -180,7 +184,7 @@ async def test_idn_and_bad_input_links(local_web):
 @pytest.mark.parametrize("content", ["", "\x00" * 100, "[](", "](https://", "<a href=>", "http://"])
 async def test_degenerate_content_never_raises(content):
     result = await review(draft(content))
-    assert result.status is ReviewStatus.OK
+    assert result.status is ReviewStatus.OK or is_not_applicable(result)
 
 
 def _bad_link(i: int, web) -> str:

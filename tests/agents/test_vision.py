@@ -21,7 +21,7 @@ from fakes import (
 )
 from PIL import Image
 
-from agents.base import Deps
+from agents.base import Deps, is_not_applicable
 from agents.llm import LLMRouter
 from agents.net import GuardedClient
 from agents.settings import Settings
@@ -184,7 +184,6 @@ def no_verdict_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
 @pytest.mark.parametrize(
     ("content", "reply", "cause"),
     [
-        pytest.param("No pictures here.", None, "no images to judge", id="no-images"),
         pytest.param("![x](/rel.png)", None, "no site URL to resolve it", id="relative"),
         pytest.param("![x](ftp://a/b.png)", None, "scheme 'ftp' is not fetched", id="ftp"),
         pytest.param("![x]({url}/notes.txt)", None, "no readable images", id="unreadable-only"),
@@ -225,6 +224,18 @@ async def test_no_verdict_paths_skip_and_log_their_cause(
     assert cause in result.feedback
     assert [f.code for f in result.findings] == ["vision_scorer_unavailable"]
     assert any(cause in w for w in no_verdict_warnings(caplog))
+
+
+async def test_no_images_is_not_applicable(
+    fake_ollama: FakeOllama, vision_settings: Settings, vision_deps: Deps
+) -> None:
+    result = await review_images(
+        make_draft(content="No pictures here."), vision_settings, vision_deps
+    )
+    assert (
+        is_not_applicable(result) and result.feedback == "not applicable: the draft has no images"
+    )
+    assert fake_ollama.chats() == []  # the model is not asked
 
 
 async def test_thinking_trace_with_the_bumped_budget_still_answers(

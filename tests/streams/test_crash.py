@@ -89,7 +89,7 @@ async def wait_rows(dsn: str, count: int) -> list:
 def crash_config(bootstrap: str, dsn: str, datadir: Path, **overrides):
     values = {
         "partitions": 3,
-        "reviewers": "validator,critic",
+        "reviewers": "validator,critic,urls",
         "aggregate_timeout_seconds": 120.0,
         # A restarted worker waits for the killed one's session to expire before the group
         # rebalances; 6 s is the broker's minimum.

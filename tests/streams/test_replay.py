@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from aiokafka import AIOKafkaProducer
 
 from agents.aggregate import build_decision
-from agents.base import Deps, run_reviewer
+from agents.base import Deps, not_applicable, run_reviewer
 from agents.registry import get_reviewer
 from agents.settings import Settings
 from schemas import (
@@ -60,11 +61,16 @@ async def _history(settings: Settings) -> tuple[list[QADecision], list[ReviewerR
         results = [await run_reviewer(validator, draft, settings, Deps(now=lambda: T0))]
         results.append(_gate("critic", critic, draft, at=1))
         results.append(_gate("critic", 5.0, draft, at=2))  # duplicate: the first one counts
+        # urls (required by default) had nothing to check: no external links
+        results.append(replace(
+            not_applicable("urls", Provider.URL_VERIFIER, "no external links"),
+            draft_id=draft.draft_id, version=draft.version, produced_at=T0,
+        ))  # fmt: skip
         if consistency is not None:
             results.append(_gate("consistency", consistency, draft, at=3))
         decision = build_decision(
             draft, results, settings,
-            expected=["validator", "critic", "consistency"],
+            expected=["validator", "critic", "urls", "consistency"],
             decided_at=T0 + timedelta(minutes=i),
             timed_out=consistency is None,
         )  # fmt: skip

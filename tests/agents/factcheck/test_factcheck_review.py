@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from agents.aggregate import aggregate
-from agents.base import Deps, run_reviewer
+from agents.base import Deps, is_not_applicable, run_reviewer
 from agents.factcheck import SPECS, SearchResult, StaticSearch
 from agents.facts import FactOverride
 from agents.settings import Settings
@@ -96,6 +96,8 @@ async def test_nothing_to_check_is_skipped(settings, content, reason):
     result = await review(draft(content), search, settings)
     assert result.status is ReviewStatus.SKIPPED and reason in result.feedback
     assert search.queries == []
+    # No claims is nothing to check (not applicable); max_claims 0 is a setting (skipped).
+    assert is_not_applicable(result) is (reason == "no checkable")
 
 
 async def test_search_errors_skip_with_the_reason():

@@ -35,9 +35,10 @@ async def worker_config(cli_env, tmp_path, **changes):
 
 async def test_submit_wait_prints_the_streams_decision(cli_env, run_cli, tmp_path):
     """The validator (real) and the aggregator running; the critic is deployed nowhere here
-    (roster: validator only), so the decision is validator-only."""
+    (roster: validator, and urls, required by default), so the decision is validator-only."""
     config = await worker_config(cli_env, tmp_path)
-    stream = create_app(config, with_sinks=False, roster=[get_reviewer("validator")])
+    roster = [get_reviewer("validator"), get_reviewer("urls")]
+    stream = create_app(config, with_sinks=False, roster=roster)
     await stream.start()
     try:
         post = tmp_path / "post.md"
@@ -69,22 +70,22 @@ async def test_status_shows_the_aggregators_pending_entry(cli_env, run_cli, tmp_
     port = free_port()
     config = await worker_config(cli_env, tmp_path, web_port=port)
     monkeypatch.setenv("MULTIQA_WEB_PORT", str(port))
-    roster = [get_reviewer("validator"), get_reviewer("critic")]
+    roster = [get_reviewer("validator"), get_reviewer("critic"), get_reviewer("urls")]
     stream = create_app(config, reviewers=[], with_sinks=False, roster=roster)
     await stream.start()
     try:
         draft = DraftSubmitted("d-agg", 1, "Title", "Some text.\n")
         await submit_draft(config.bootstrap_servers, draft, topic=config.drafts_topic)
         out = await status_until(run_cli, lambda o: "aggregator v1" in o, "d-agg")
-        assert "aggregator v1: expects validator, critic; answered none; " in out
-        assert "waiting for validator, critic; deadline in " in out
+        assert "aggregator v1: expects validator, critic, urls; answered none; " in out
+        assert "waiting for validator, critic, urls; deadline in " in out
 
         result = ReviewerResult(
             "validator", True, 95.0, "clean", Provider.PROGRAMMATIC, draft_id="d-agg", version=1
         )
         await cli_env.produce(config.reviews_topic, encode(result), b"d-agg")
         out = await status_until(run_cli, lambda o: "answered validator" in o, "d-agg")
-        assert "waiting for critic" in out
+        assert "waiting for critic, urls" in out
 
         # A version the aggregator has never seen, and nothing in the database: unknown.
         code, _, err = await run_cli("status", "d-agg", "--version", "7")
