@@ -85,6 +85,10 @@ async def run_eval(
         dict(rule_families) if rule_families is not None else {r.code: r.family for r in rules()}
     )
     reviewers: Sequence[ReviewerSpec] | None = None if all_reviewers else SPECS
+    if not all_reviewers:
+        # Only the validator is deployed on purpose: no other reviewer is required (qa_required_to
+        # _pass names urls by default, which would reject every draft as "not deployed").
+        settings = settings.with_overrides(qa_required_to_pass="")
     qa = MultiModelQA(
         None,
         _FixedSettings(settings),

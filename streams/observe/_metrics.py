@@ -18,6 +18,7 @@ from prometheus_client import REGISTRY, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
 
+from agents.base import is_not_applicable
 from schemas.records import DeadLetter, QADecision, ReviewerResult
 
 # Reviews take from milliseconds (the validator) to minutes (a thinking model on a CPU).
@@ -147,6 +148,8 @@ def reason_of(result: ReviewerResult) -> str:
     status = str(result.status)
     if status == "ok":
         return "ok"
+    if is_not_applicable(result):
+        return "not_applicable"
     text = result.feedback.lower()
     for reason, needles in _REASONS:
         if any(needle in text for needle in needles):

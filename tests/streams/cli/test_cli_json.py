@@ -74,7 +74,9 @@ async def test_submit_wait_json_prints_the_submission_then_the_decision(cli_env,
         broker_rebalance_timeout=10.0,
     )
     await ensure_topics(config)
-    stream = create_app(config, with_sinks=False, roster=[get_reviewer("validator")])
+    stream = create_app(
+        config, with_sinks=False, roster=[get_reviewer("validator"), get_reviewer("urls")]
+    )
     await stream.start()
     try:
         post = tmp_path / "post.md"

@@ -106,7 +106,9 @@ async def ui(kafka_bootstrap, module_dsn, tmp_path_factory) -> AsyncIterator[UIE
     await ensure_topics(config)
     pool = await create_pool(module_dsn)
     stream = create_app(
-        config, roster=[get_reviewer("validator")], runtime=Runtime(config, pool=pool)
+        config,
+        roster=[get_reviewer("validator"), get_reviewer("urls")],  # urls: required by default
+        runtime=Runtime(config, pool=pool),
     )
     await stream.start()
     title, content = hostile(beacon.url)
@@ -203,7 +205,7 @@ async def test_a_detail_page_shows_the_findings_in_the_text(ui: UIEnv) -> None:
     marks = page.locator("#draft-text mark.critical")
     marked = " ".join(await marks.all_inner_texts())
     assert "47% increase" in marked or "2024 study by" in marked
-    findings = await page.locator("#reviews .findings").inner_text()
+    findings = await page.locator("tr.review[data-reviewer=validator] .findings").inner_text()
     assert "unsourced_statistic" in findings or "fabricated_study" in findings
     trace = await page.locator("#trace-id").inner_text()
     assert trace == ui.trace_ids[f"statistic-{ui.run}"]
