@@ -53,6 +53,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from agents import _decision_settings  # noqa: F401  (registers the settings contradiction rules)
 from agents.base import NOT_APPLICABLE, is_not_applicable
 from agents.feedback import format_feedback_text, review_sort_key
 from agents.settings import Settings

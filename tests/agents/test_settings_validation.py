@@ -147,7 +147,11 @@ def test_cross_key_rules_check_the_settings_a_change_makes(veto_rule: None) -> N
     with pytest.raises(SettingsError, match=r"qa_consistency_veto_threshold=50\.0 is above"):
         apply_overrides(base, {"qa_final_score_threshold": "40"})
     # Both keys changed together are judged together.
-    both = {"qa_final_score_threshold": "40", "qa_consistency_veto_threshold": "30"}
+    both = {
+        "qa_final_score_threshold": "40",
+        "qa_consistency_veto_threshold": "30",
+        "qa_critic_veto_threshold": "30",  # issue 12's real rule: critic veto <= approval
+    }
     assert apply_overrides(base, both).qa_consistency_veto_threshold == 30
     check_combination(Settings())
     with pytest.raises(SettingsError):
