@@ -49,7 +49,7 @@ Rules, in order (README "Aggregation rules"):
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -283,6 +283,37 @@ def is_settled(
     if CRITIC in pending_names:
         scenarios.append(current + [r for r in best if r.reviewer != CRITIC])
     return not any(aggregate(s, settings).approved for s in scenarios)
+
+
+def early_evidence(
+    results: Sequence[ReviewerResult],
+    expected: Sequence[str],
+    paid: Collection[str],
+    settings: Settings,
+) -> list[ReviewerResult] | None:
+    """The results a decision counts, or None while it must wait for more (issue 13).
+
+    Used by the stream's aggregator and the in-process review alike (before any deadline), so a
+    decision depends on the evidence, not on which answer happened to arrive first:
+    - never before every expected free reviewer (not in `paid`: the validator and the other
+      deterministic ones) has answered;
+    - when the free results alone settle it (`is_settled` with every paid reviewer pending),
+      exactly the free results: paid results that arrived before the free ones are not counted,
+      so the decision is the same whether they came first, last or not at all;
+    - else every result, once nothing is pending or the results so far settle it.
+    A decision counting fewer results than `expected` is an early one.
+    """
+    answered = _names(results)
+    pending = [name for name in dict.fromkeys(expected) if name not in answered]
+    if any(name not in paid for name in pending):
+        return None
+    free = [r for r in results if r.reviewer not in paid]
+    paid_expected = [name for name in dict.fromkeys(expected) if name in paid]
+    if paid_expected and is_settled(free, paid_expected, settings):
+        return free
+    if not pending or is_settled(results, pending, settings):
+        return list(results)
+    return None
 
 
 def build_decision(

@@ -5,10 +5,12 @@
     result.approved, result.final_score, result.format_feedback_text()
 
 It runs the same reviewers (agents.registry) and the same aggregation (agents.aggregate) as the
-stream, in the same order of events: the validator first (it is fast, and a validator critical
-means nothing else needs to run), then every other enabled reviewer concurrently. As soon as the
-outcome can no longer become approved (`is_settled`), pending paid reviewers are cancelled; the
-cheap ones finish so the feedback stays complete. `qa_aggregate_timeout_seconds` bounds the whole
+stream, with the same rule for early decisions (`agents.aggregate.early_evidence`): the validator
+first (it is fast, and a validator critical means no paid reviewer needs to start), then every
+other enabled reviewer concurrently. The free reviewers always finish; as soon as the outcome can
+no longer become approved, pending paid reviewers are cancelled, and when the free results alone
+settled it, paid results that came in first are not counted (the stream decides the same way
+whatever the order answers arrive in). `qa_aggregate_timeout_seconds` bounds the whole
 review: reviewers still running then are cancelled and named in `missing_reviewers`.
 """
 
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agents._spans import current_trace_id
-from agents.aggregate import build_decision, is_settled, short_circuits
+from agents.aggregate import build_decision, early_evidence, short_circuits
 from agents.base import Deps, ReviewerSpec, run_reviewer
 from agents.feedback import format_qa_feedback_from_reviews
 from agents.registry import all_reviewers
@@ -147,8 +149,15 @@ class MultiModelQA:
         rest = [spec for spec in specs if spec.name != "validator"]
         for spec in first:
             results.append(await run_reviewer(spec, draft, settings, self.deps))
-        if not any(short_circuits(r) for r in results) and rest:
-            timed_out, early = await self._run_concurrently(rest, draft, settings, results)
+        if any(short_circuits(r) for r in results):
+            rest = [spec for spec in rest if not spec.paid]  # no paid review can change it
+        if rest:
+            timed_out, early = await self._run_concurrently(specs, rest, draft, settings, results)
+        if not timed_out:
+            # Answers that came in together are counted by the same rule as one by one.
+            paid_names = {spec.name for spec in specs if spec.paid}
+            results = early_evidence(results, expected, paid_names, settings) or results
+            early = early or len(_names(results)) < len(expected)
 
         decision = build_decision(
             draft,
@@ -172,14 +181,18 @@ class MultiModelQA:
 
     async def _run_concurrently(
         self,
+        enabled: Sequence[ReviewerSpec],
         specs: Sequence[ReviewerSpec],
         draft: DraftSubmitted,
         settings: Settings,
         results: list[ReviewerResult],
     ) -> tuple[bool, bool]:
-        """Run reviewers, appending to `results`; returns (timed_out, early)."""
+        """Run `specs`, appending to `results` (which end up as the evidence counted); returns
+        (timed_out, early)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + settings.qa_aggregate_timeout_seconds
+        expected = [spec.name for spec in enabled]
+        paid_names = {spec.name for spec in enabled if spec.paid}
         tasks = {
             asyncio.create_task(run_reviewer(spec, draft, settings, self.deps)): spec
             for spec in specs
@@ -189,7 +202,8 @@ class MultiModelQA:
         try:
             while pending:
                 paid = {t for t in pending if tasks[t].paid}
-                if paid and is_settled(results, [tasks[t].name for t in pending], settings):
+                evidence = early_evidence(results, expected, paid_names, settings) if paid else None
+                if evidence is not None:
                     log.info(
                         "draft %s v%s settled early; cancelling %s",
                         draft.draft_id,
@@ -198,6 +212,7 @@ class MultiModelQA:
                     )
                     await _cancel(paid)
                     pending -= paid
+                    results[:] = evidence
                     early = True
                     continue
                 remaining = deadline - loop.time()
@@ -217,6 +232,10 @@ async def _cancel(tasks: set[asyncio.Task[ReviewerResult]]) -> None:
         task.cancel()
     if tasks:
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _names(results: Sequence[ReviewerResult]) -> set[str]:
+    return {r.reviewer for r in results}
 
 
 def _in_order(results: Sequence[ReviewerResult], expected: Sequence[str]) -> list[ReviewerResult]:

@@ -9,8 +9,11 @@ decided, the decision itself.
 
 When to decide:
 - every expected reviewer has answered;
-- `is_settled` says no pending answer can change the outcome (a validator short-circuit, or the
-  threshold out of reach: early reject);
+- `agents.aggregate.early_evidence` says no pending answer can change the outcome (a validator
+  short-circuit, a certain veto, the threshold out of reach: early reject). Never before every
+  free reviewer has answered, and when the free results alone settle it the paid results that
+  happened to arrive are not counted: the decision, field for field, is the in-process review's
+  whatever the order the results arrive in;
 - the deadline passed. A wall-clock timer (`aggregator_tick_seconds`) scans the table and sends a
   nudge for each overdue entry to the deadlines topic, on the entry's partition; the agent then
   decides with `timed_out` and the missing reviewers named. Faust allows table writes only while
@@ -50,7 +53,7 @@ from faust.types import EventT
 from faust.types.tuples import Message
 from opentelemetry.trace import SpanKind
 
-from agents.aggregate import build_decision, is_settled
+from agents.aggregate import build_decision, early_evidence
 from agents.base import ReviewerSpec
 from agents.settings import Settings
 from schemas import (
@@ -111,9 +114,21 @@ class _AggregatorSchema(EventSchema):
 class _DurableTable(faust.Table[str, dict[str, Any]]):
     """A Table whose changelog writes can be awaited: the aggregator must know a decision is in
     the changelog before it publishes it (`await table.last_write`), and an event's writes are
-    delivered before the event is acknowledged (`take_writes`)."""
+    delivered before the event is acknowledged (`take_writes`). Its changelog topic is named
+    after the deployment (`changelog_name`), not the app id, which names the worker's role set:
+    a worker started with other roles keeps the same table."""
 
     _writes: list[Any] | None = None
+    changelog_name: str = ""
+
+    def _changelog_topic_name(self) -> str:
+        return self.changelog_name or super()._changelog_topic_name()
+
+    def add_write(self, fut: Any) -> None:
+        """Another delivery the current event's acknowledgement waits for (a dead letter)."""
+        if self._writes is None:
+            self._writes = []
+        self._writes.append(fut)
 
     def send_changelog(self, *args: Any, **kwargs: Any) -> Any:
         fut = super().send_changelog(*args, **kwargs)
@@ -197,6 +212,11 @@ class AcksAfterWrites:
         finally:
             self._room.set()  # never leave the agent waiting for room that will not come
 
+    async def drained(self) -> None:
+        """Wait until every event added so far is acknowledged (or acking failed)."""
+        while self._pending and self.failure is None:  # noqa: ASYNC110 (rare: a rebalance)
+            await asyncio.sleep(0.005)
+
     async def close(self) -> None:
         """Stop acking (what is still pending stays unacked: redelivered)."""
         if self._task is not None:
@@ -205,7 +225,10 @@ class AcksAfterWrites:
 
 
 class Aggregator:
-    """The aggregator's table, agent and timer on its own Faust app (consumer group)."""
+    """The aggregator's table, agent and timer on the process's Faust app.
+
+    It owns dead-lettering for qa.drafts and qa.reviews: a bad event there becomes exactly one
+    dead letter (consumer "aggregator"), whatever other groups read it (they skip it)."""
 
     def __init__(
         self,
@@ -222,6 +245,7 @@ class Aggregator:
         self.topics = topics
         self.config = config
         self.roster = tuple(roster)
+        self.paid = frozenset(spec.name for spec in self.roster if spec.paid)
         self.settings = settings
         self.dead_letters = dead_letters
         self.clock = clock
@@ -241,6 +265,7 @@ class Aggregator:
             # faust-streaming[rocksdict]: the maintained RocksDB binding (python-rocksdb is not).
             options={"driver": "rocksdict"} if config.table_store.startswith("rocksdb") else None,
         )
+        self.table.changelog_name = f"{config.aggregator_group_id}-{TABLE_NAME}-changelog"
         app.tables.add(self.table)
         self.nudges = app.topic(
             config.deadlines_topic,
@@ -270,15 +295,36 @@ class Aggregator:
         # buffered (ProducerBuffer.flush_atmost). An event is acked only once its changelog
         # writes are delivered (AcksAfterWrites).
         manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
-        acks = AcksAfterWrites(manual.ack)
+        acks = self._acks = AcksAfterWrites(manual.ack)
         try:
             async for event in manual.events():
-                await self.handle(event)
+                self._busy = True
+                try:
+                    await self.handle(event)
+                finally:
+                    self._busy = False
                 await acks.add(event, self.table.take_writes())
                 if acks.failure is not None:
                     raise acks.failure
         finally:
             await acks.close()
+
+    _busy = False
+    _acks: AcksAfterWrites | None = None
+
+    async def quiesce(self) -> None:
+        """Return once no event is being applied and every applied one is acknowledged: called
+        before the process gives up partitions (streams.app.WorkerApp), so the table is never
+        written for a partition another worker may already own."""
+        limit = max(1.0, self.config.broker_rebalance_timeout / 2)
+        try:
+            async with asyncio.timeout(limit):
+                while self._busy:  # noqa: ASYNC110 (rare: a rebalance)
+                    await asyncio.sleep(0.005)
+                if self._acks is not None:
+                    await self._acks.drained()
+        except TimeoutError:
+            log.warning("aggregator: still busy after %.0f s; giving up its partitions", limit)
 
     async def handle(self, event: EventT[Any]) -> None:
         """Apply one event to the table (its changelog writes are sent, not awaited: the caller
@@ -305,12 +351,12 @@ class Aggregator:
         if isinstance(value, Nudge):
             await self._on_nudge(value.key)
         elif isinstance(value, Undecodable):
-            await self.dead_letters.park(message, value.error)
+            await self._park(message, value.error)
         elif (
             isinstance(value, DraftSubmitted | ReviewerResult)
             and (wrong_key := misrouted(event.key, value.draft_id)) is not None
         ):
-            await self.dead_letters.park(message, wrong_key)
+            await self._park(message, wrong_key)
         elif isinstance(value, DraftSubmitted):
             await self._on_draft(value, event.headers, message.partition)
         elif isinstance(value, ReviewerResult):
@@ -321,7 +367,12 @@ class Aggregator:
             error = WrongRecordTypeError(
                 f"{type(value).__name__} on {message.topic!r} is not what the aggregator expects"
             )
-            await self.dead_letters.park(message, error)
+            await self._park(message, error)
+
+    async def _park(self, message: Message, error: BaseException) -> None:
+        # Not awaited here: the event is acknowledged once the dead letter is delivered, and a
+        # flood of bad events shares produce requests instead of a round trip each.
+        self.table.add_write(await self.dead_letters.send(message, error))
 
     def _load(self, key: str) -> Entry | None:
         data = self.table.get(key)
@@ -386,12 +437,12 @@ class Aggregator:
     async def _advance(self, entry: Entry) -> None:
         """Decide if the entry is complete or settled, else store it."""
         if entry.draft is not None:
-            pending = entry.pending()
-            if not pending:
-                await self._decide(entry, "complete")
-                return
-            if is_settled(entry.counted_results(), pending, entry.effective_settings()):
-                await self._decide(entry, "settled")
+            evidence = early_evidence(
+                entry.counted_results(), entry.expected, self.paid, entry.effective_settings()
+            )
+            if evidence is not None:
+                complete = len(evidence) == len(entry.expected)
+                await self._decide(entry, "complete" if complete else "settled", evidence)
                 return
         self._store(entry)
 
@@ -417,9 +468,11 @@ class Aggregator:
         del self.table[key]
         self._nudged.pop(key, None)
 
-    async def _decide(self, entry: Entry, decided_by: str) -> None:
+    async def _decide(
+        self, entry: Entry, decided_by: str, evidence: list[ReviewerResult] | None = None
+    ) -> None:
         assert entry.draft is not None
-        pending = entry.pending()
+        counted = entry.counted_results() if evidence is None else evidence
         draft = DraftSubmitted(
             draft_id=entry.draft["draft_id"],
             version=entry.draft["version"],
@@ -429,12 +482,12 @@ class Aggregator:
         )
         decision = build_decision(
             draft,
-            entry.counted_results(),
+            counted,
             entry.effective_settings(),
             expected=entry.expected,
             decided_at=utc_now(),
             timed_out=decided_by == "timeout",
-            early=decided_by == "settled" and bool(pending),
+            early=decided_by == "settled" and len(counted) < len(entry.expected),
         )
         # The review's trace (the submission's), so a decision leads to its whole trace.
         decision = dataclasses.replace(decision, trace_id=tracing.trace_id_of(entry.traceparent))

@@ -1,23 +1,22 @@
-"""The multiqa stream in one process: one Faust app per role, each its own consumer group.
+"""The multiqa stream in one process: one Faust app hosting every role the process runs.
 
-Faust has one consumer group per `faust.App` (the app id is the group id). multiqa wants a group
-per reviewer, so that each reviewer is scaled and deployed on its own and a worker running only
-the critic shares the critic's partitions with an all-in-one worker instead of reviewing every
-draft a second time. So `create_app` builds one Faust app per role:
+A worker runs any set of roles: `reviewer-<name>` per reviewer (streams.reviewer_agents),
+`aggregator` (the table, its agent and timer: streams.aggregator) and `sinks` (PostgreSQL:
+streams.sinks). They share one `faust.App`, hence one consumer, one producer and one consumer
+group (`streams._layout`: the group id names the roles). An event is fetched and decoded once
+and handed to every agent that reads its topic (Faust's conductor reuses the decoded event across
+channels with `cython_optimizations`); writes of every role share produce requests.
 
-    <prefix>-reviewer-<name>   one per reviewer run here (streams.reviewer_agents)
-    <prefix>-aggregator        the table, its agent and timer (streams.aggregator)
-    <prefix>-sinks             PostgreSQL persistence (streams.sinks), when a database is set
+Production keeps each reviewer independently scalable by running role sets side by side: e.g.
+`multiqa worker --reviewers critic --no-aggregator --no-sinks` on GPU boxes (group
+`<prefix>-reviewer-critic`) next to workers running the rest, each role in exactly one role set
+(see streams._layout and the README's "Workers").
 
-and `MultiQA` starts and stops them together in one event loop (Faust's Worker takes extra
-services, apps included). Each app has its own consumer, producer and consumer group.
-
-The sinks are `streams.sinks.install(app, topics, runtime)` on the `sinks` app.
+The sinks are `streams.sinks.install(app, topics, runtime)` on the same app.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import logging
 import time
@@ -27,16 +26,16 @@ from pathlib import Path
 from typing import Any
 
 import faust
-import mode
 
 from agents.base import Deps, ReviewerSpec
 from agents.registry import all_reviewers
 from agents.settings import Settings
+from streams import _layout as layout
 from streams import topics as topics_module
 from streams.aggregator import Aggregator
 from streams.config import StreamConfig
 from streams.deadletter import DeadLetterAudit, DeadLetters
-from streams.reviewer_agents import ReviewerAgent
+from streams.reviewer_agents import DecisionWatcher, ReviewerAgent
 from streams.topics import Topics
 
 log = logging.getLogger("multiqa.streams")
@@ -61,22 +60,36 @@ class Runtime:
     clock: Callable[[], float] = time.time
 
 
-def make_faust_app(
-    config: StreamConfig, role: str, *, web: bool = False, wait_empty: bool = True
-) -> faust.App:
-    """A Faust app for one role, with multiqa's broker, timing and topic settings.
+class WorkerApp(faust.App):
+    """A Faust app hosting several roles.
 
-    `wait_empty=False` lets the app give up partitions (rebalance, shutdown) without waiting for
-    the events in flight to finish: right for reviewers, whose events may take minutes (an LLM
-    call) and are simply redelivered when unacked; wrong for the aggregator, which must not
-    write to a table partition it no longer owns."""
-    app_id = config.group_id(role)
-    return faust.App(
-        app_id,
+    `stream_wait_empty` is off: on a rebalance or at shutdown Faust does not wait for the events
+    in flight to be acknowledged, which suits reviewers (a review may take minutes; an unacked
+    draft is simply redelivered) and sinks (idempotent writes). The aggregator, however, must not
+    write to a table partition it no longer owns: it registers a `quiesce` hook, awaited where
+    Faust would otherwise wait for every stream, which returns once the event it is applying and
+    its changelog writes are done."""
+
+    quiesce_hooks: list[Callable[[], Awaitable[None]]]
+
+    async def _consumer_wait_empty(self, consumer: Any, logger: Any) -> None:
+        for hook in getattr(self, "quiesce_hooks", ()):
+            await hook()
+        try:
+            await consumer.commit()  # what was acknowledged, before the partitions go
+        except Exception:  # a commit refused during a rebalance: the next owner redoes it
+            log.warning("commit before giving up partitions failed", exc_info=True)
+
+
+def make_faust_app(config: StreamConfig, group: str, *, web: bool = False) -> WorkerApp:
+    """The process's Faust app (app id == consumer group), with multiqa's broker, timing and
+    topic settings."""
+    app = WorkerApp(
+        group,
         broker=config.broker_url(),
         autodiscover=False,
         store=config.table_store,
-        datadir=str(Path(config.datadir) / app_id),
+        datadir=str(Path(config.datadir) / group),
         topic_partitions=config.partitions,
         topic_replication_factor=config.replication_factor,
         # No per-app leader topic: multiqa runs no leader-only tasks.
@@ -90,11 +103,21 @@ def make_faust_app(
         broker_request_timeout=config.broker_request_timeout,
         broker_commit_interval=config.broker_commit_interval,
         processing_guarantee="at_least_once",
-        stream_wait_empty=wait_empty,
+        # One producer carries every role's writes: let them gather for a few milliseconds, so
+        # a burst travels in a few large produce requests instead of one per message (each
+        # request costs the worker and the broker; measured in bench/bench_stream.py).
+        producer_linger=0.005,
+        producer_max_batch_size=256 * 1024,
+        stream_wait_empty=False,  # see WorkerApp
+        # Decode an event once for all the channels of its topic, and take events already
+        # queued without awaiting (faust-streaming#765: the repaired Cython fast paths).
+        cython_optimizations=True,
         web_enabled=web and config.web_port > 0,
         web_port=config.web_port or 6066,
         web_host=config.web_host,
     )
+    app.quiesce_hooks = []
+    return app
 
 
 def resolve_reviewers(
@@ -146,70 +169,51 @@ def select_reviewers(
 
 
 class MultiQA:
-    """The stream's Faust apps in one process (see the module docstring)."""
+    """The process's roles on one Faust app (see the module docstring)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, app: WorkerApp, topics: Topics) -> None:
         self.runtime = runtime
         self.config = runtime.config
-        self.apps: dict[str, faust.App] = {}
-        self.topics: dict[str, Topics] = {}
+        self.app = app
+        self.topics = topics
         self.reviewers: dict[str, ReviewerAgent] = {}
         self.aggregator: Aggregator | None = None
         self.sinks: Any = None  # streams.sinks.SinkAgents when the sinks run here
 
-    def add_app(
-        self, role: str, *, web: bool = False, wait_empty: bool = True
-    ) -> tuple[faust.App, Topics]:
-        app = make_faust_app(self.config, role, web=web, wait_empty=wait_empty)
-        declared = topics_module.declare(app, self.config)
-        self.apps[role] = app
-        self.topics[role] = declared
-        return app, declared
+    @property
+    def group_id(self) -> str:
+        return str(self.app.conf.id)
 
-    def dead_letters(self, topics: Topics, consumer: str) -> DeadLetters:
-        return DeadLetters(topics.dead_letters, consumer, audit=self.runtime.dead_letter_audit)
+    @property
+    def apps(self) -> dict[str, faust.App]:
+        """{group id: app}: the one app (for code written when each role had its own)."""
+        return {self.group_id: self.app}
+
+    def dead_letters(self, consumer: str) -> DeadLetters:
+        return DeadLetters(self.topics.dead_letters, consumer, audit=self.runtime.dead_letter_audit)
 
     def make_datadir(self) -> None:
         # Faust creates its app's folder but not the parents.
         Path(self.config.datadir).mkdir(parents=True, exist_ok=True)
 
     async def start(self) -> None:
-        """Start every app in this event loop (tests, embedding); `worker()` for a process."""
+        """Start the app in this event loop (tests, embedding); `worker()` for a process."""
         self.make_datadir()
-        # Concurrently: each app's start waits for its consumer group to form (and, after a
-        # crash, for the dead member's session to expire); one after the other adds those up.
-        await asyncio.gather(*(app.start() for app in self.apps.values()))
+        await self.app.start()
 
     async def stop(self) -> None:
-        await asyncio.gather(*(app.stop() for app in self.apps.values()))
+        await self.app.stop()
 
     def worker(self, **kwargs: Any) -> faust.Worker:
-        """A Faust Worker that runs every app (signals, logging, clean shutdown)."""
+        """A Faust Worker that runs the app (signals, logging, clean shutdown)."""
         self.make_datadir()
-        apps = list(self.apps.values())
-        # The Worker starts its services one after the other; _Together starts the apps at once
-        # (the Worker then finds its main app already started).
-        worker = faust.Worker(apps[0], _Together(apps), **kwargs)
+        worker = faust.Worker(self.app, **kwargs)
         # At loglevel warning or above, Faust's startup spinner sets the root logger to DEBUG
         # (to spin on every record) for the whole run: every debug call of aiokafka and Faust,
         # several per Kafka message, then builds a LogRecord. Measured with zero-cost reviewers:
         # about 5% of the worker's CPU, for a spinner a worker under a supervisor never shows.
         worker.spinner = None
         return worker
-
-
-class _Together(mode.Service):
-    """Starts and stops Faust apps concurrently (see MultiQA.start for why)."""
-
-    def __init__(self, apps: Sequence[faust.App], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.apps = list(apps)
-
-    async def on_start(self) -> None:
-        await asyncio.gather(*(app.maybe_start() for app in self.apps))
-
-    async def on_stop(self) -> None:
-        await asyncio.gather(*(app.stop() for app in self.apps))
 
 
 def create_app(
@@ -239,32 +243,39 @@ def create_app(
         with_aggregator=with_aggregator,
         with_sinks=with_sinks,
     )
-    stream = MultiQA(runtime)
+    sinks = with_sinks and bool(config.database_url)
+    process_roles = layout.roles(
+        [spec.name for spec in selected], aggregator=with_aggregator, sinks=sinks
+    )
+    app = make_faust_app(config, layout.group_id(config, process_roles), web=True)
+    stream = MultiQA(runtime, app, topics_module.declare(app, config))
+    # One watcher of qa.decisions for every paid reviewer here (their cancellation signal).
+    watcher = DecisionWatcher(app, stream.topics) if any(s.paid for s in selected) else None
     for spec in selected:
-        app, declared = stream.add_app(f"reviewer-{spec.name}", wait_empty=False)
+        role = layout.reviewer_role(spec.name)
         stream.reviewers[spec.name] = ReviewerAgent(
             app,
-            declared,
+            stream.topics,
             spec,
             settings=runtime.settings,
             deps=runtime.deps,
-            dead_letters=stream.dead_letters(declared, f"reviewer-{spec.name}"),
+            dead_letters=stream.dead_letters(role),
             concurrency=config.reviewer_concurrency,
+            watcher=watcher,
         )
     if with_aggregator:
-        app, declared = stream.add_app("aggregator", web=True)
         stream.aggregator = Aggregator(
             app,
-            declared,
+            stream.topics,
             config,
             roster=deployed,
             settings=runtime.settings,
-            dead_letters=stream.dead_letters(declared, "aggregator"),
+            dead_letters=stream.dead_letters("aggregator"),
             clock=runtime.clock,
         )
-    if with_sinks and config.database_url:
+        app.quiesce_hooks.append(stream.aggregator.quiesce)
+    if sinks:
         from streams.sinks import install  # imports asyncpg; only where a database is used
 
-        app, declared = stream.add_app("sinks")
-        stream.sinks = install(app, declared, runtime)
+        stream.sinks = install(app, stream.topics, runtime)
     return stream

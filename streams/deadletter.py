@@ -1,12 +1,18 @@
 """Parking events that cannot be decoded or validated on `qa.dead-letters`, so the agent moves on.
 
-Each consumer group that gives up on an event parks it under its own name (`DeadLetter.consumer`):
-a garbage draft is dead-lettered once by every reviewer and by the aggregator, because each of them
-skipped it. The `dead_letter` audit event is written once per (consumer, topic, partition, offset)
-(`streams.sinks.persist_dead_letter`), so a re-delivered bad event is not counted twice.
+One role owns the bad events of each topic and parks them under its name (`DeadLetter.consumer`),
+so a bad event becomes one dead letter however many consumer groups read it; every other role
+skips it and counts it:
 
-A dead letter is published before the bad event is acknowledged (at least once); the audit row is
-best effort (logged when the database is unavailable): the dead-letter topic is the record.
+    qa.drafts, qa.reviews   the aggregator (reviewers and sinks skip)
+    qa.decisions            the sinks (paid reviewers' cancellation watcher skips)
+    qa.dead-letters         nobody (the sinks skip and count a bad one)
+
+A dead letter is published before the bad event is acknowledged (at least once: a crash may park
+it again, with the same source topic, partition and offset). The sinks write each dead letter as a
+`dead_letter` audit event, once per (consumer, topic, partition, offset)
+(`streams.sinks.persist_dead_letters`); `park` can also audit at once (best effort, logged when
+the database is unavailable): the dead-letter topic is the record.
 """
 
 from __future__ import annotations
@@ -39,26 +45,44 @@ class DeadLetters:
         self.audit = audit
         self.parked = 0
 
+    async def send(self, message: Message, error: BaseException) -> Any:
+        """Publish `message` as a dead letter; returns the delivery future (not awaited: the
+        caller acknowledges the bad event once it is delivered)."""
+        dead = dead_letter(message, error, consumer=self.consumer)
+        with tracing.dead_letter_span(message.headers, dead):
+            fut = await self.topic.send(key=dead.key, value=dead)
+        self._count(dead)
+        return fut
+
     async def park(self, message: Message, error: BaseException) -> DeadLetter:
         """Publish `message` as a dead letter (waiting for the broker), then audit it."""
         dead = dead_letter(message, error, consumer=self.consumer)
         with tracing.dead_letter_span(message.headers, dead):
             fut = await self.topic.send(key=dead.key, value=dead)
             await fut
-        self.parked += 1
-        record_dead_letter(dead)
-        log.warning(
-            "%s dead-lettered %s[%d]@%d: %s: %s",
-            self.consumer,
-            dead.source_topic,
-            dead.source_partition,
-            dead.source_offset,
-            dead.error_type,
-            dead.error[:300],
-        )
+        self._count(dead)
         if self.audit is not None:
             try:
                 await self.audit(dead)
             except Exception:
                 log.warning("dead_letter audit event could not be written", exc_info=True)
         return dead
+
+    def _count(self, dead: DeadLetter) -> None:
+        self.parked += 1
+        record_dead_letter(dead)
+        # A flood of bad events must not become a flood of log lines: the first ten, then one
+        # line per power of ten.
+        n = self.parked
+        if n > 10 and str(n).rstrip("0") != "1":
+            return
+        log.warning(
+            "%s dead-lettered %s[%d]@%d: %s: %s%s",
+            self.consumer,
+            dead.source_topic,
+            dead.source_partition,
+            dead.source_offset,
+            dead.error_type,
+            dead.error[:300],
+            f" ({n} dead letters so far)" if n > 10 else "",
+        )

@@ -42,6 +42,7 @@ from aiokafka import TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas import DraftSubmitted, QADecision
+from streams import _layout as layout
 from streams._command import CommandError, connect_database, run_command
 from streams.client import DecisionTail, DraftSubmitter
 from streams.config import StreamConfig
@@ -232,11 +233,12 @@ def demo_lock(cache_dir: Path) -> Iterator[None]:
 
 
 def worker_groups(config: StreamConfig) -> list[str]:
-    """The consumer groups an all-in-one worker joins: one per reviewer, aggregator, sinks."""
+    """The consumer groups an all-in-one worker joins: one, named by its roles (streams._layout)."""
     from streams.app import resolve_reviewers
 
-    reviewers = [config.reviewer_group_id(spec.name) for spec in resolve_reviewers(config)]
-    return [*reviewers, config.aggregator_group_id, config.sinks_group_id]
+    reviewers = [spec.name for spec in resolve_reviewers(config)]
+    sinks = bool(config.database_url)
+    return [layout.group_id(config, layout.roles(reviewers, aggregator=True, sinks=sinks))]
 
 
 async def run_demo(wait_seconds: float) -> int:
@@ -349,7 +351,12 @@ async def wait_until_ready(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
     try:
-        waiting = {config.reviewer_group_id(name) for name in reviewers}
+        # The all-in-one worker's one consumer group (streams._layout).
+        waiting = {
+            layout.group_id(
+                config, layout.roles(reviewers, aggregator=True, sinks=bool(config.database_url))
+            )
+        }
         while waiting:
             if not alive() or loop.time() > deadline:
                 return False

@@ -1,7 +1,12 @@
 """One Faust agent per reviewer: qa.drafts in, exactly one ReviewerResult per draft out.
 
-Each reviewer runs in its own Faust app, hence its own consumer group (`<prefix>-reviewer-<name>`),
-so a reviewer is scaled or deployed on its own (see streams.app).
+Every reviewer run by a process is its own agent on the process's one Faust app (streams.app):
+the drafts topic is read and decoded once, and each agent gets the event. A reviewer is scaled or
+deployed on its own by running it in a worker of its own (streams._layout).
+
+Bad drafts (undecodable, another record type, or keyed by something other than their draft_id)
+are not reviewed: the aggregator role dead-letters them (one dead letter per bad event, whichever
+groups read it); reviewer agents skip them and count them (`ReviewerAgent.skipped`).
 
 Concurrency. One agent reviews up to `reviewer_concurrency` drafts at once, so a slow LLM call
 does not hold up the drafts behind it on the partition. Not with Faust's `concurrency=N`: Faust
@@ -14,11 +19,12 @@ are then always contiguous and the committed offset never passes a draft still u
 A result is published and delivered before its draft is acked (at least once: a crash re-reviews
 the drafts after the last commit; the aggregator ignores the duplicates).
 
-Cancellation. Paid reviewers (LLM calls, money) watch qa.decisions: a decided draft version is
-not reviewed any more (status skipped, "already decided"), and a review in flight for it is
-cancelled. The decisions topic is the cancellation signal (no separate topic, no separate record):
-it is exactly the set of versions nothing can change any more. It is co-partitioned with qa.drafts
-(same key, same partition count) so a worker sees the decisions of the drafts it reviews.
+Cancellation. Paid reviewers (LLM calls, money) watch qa.decisions (one watcher agent per
+process, `DecisionWatcher`, shared by its paid reviewers): a decided draft version is not reviewed
+any more (status skipped, "already decided"), and a review in flight for it is cancelled. The
+decisions topic is the cancellation signal (no separate topic, no separate record): it is exactly
+the set of versions nothing can change any more. It is co-partitioned with qa.drafts (same key,
+same partition count) so a worker sees the decisions of the drafts it reviews.
 """
 
 from __future__ import annotations
@@ -41,7 +47,6 @@ from streams import tracing
 from streams.deadletter import DeadLetters
 from streams.observe._logs import draft_context
 from streams.observe._metrics import record_result
-from streams.serde import Undecodable
 from streams.topics import Topics, misrouted
 
 log = logging.getLogger("multiqa.streams")
@@ -152,6 +157,30 @@ class DecidedVersions:
                 del self._in_flight[key]
 
 
+class DecisionWatcher:
+    """One agent on qa.decisions for every paid reviewer of the process: marks versions decided
+    and cancels their reviews in flight (any reviewer's)."""
+
+    def __init__(self, app: faust.App, topics: Topics) -> None:
+        self.decided = DecidedVersions()
+        self.cancelled = 0
+        self.agent = app.agent(topics.decisions, name="decided")(self._consume)
+
+    async def _consume(self, stream: faust.StreamT[Any]) -> None:
+        async for value in stream:
+            # A bad decision is the sinks' to dead-letter; here it only means no cancellation.
+            if isinstance(value, QADecision):
+                cancelled = self.decided.add((value.draft_id, value.version))
+                self.cancelled += cancelled
+                if cancelled:
+                    log.info(
+                        "cancelled %d review(s) of decided %s v%s",
+                        cancelled,
+                        value.draft_id,
+                        value.version,
+                    )
+
+
 class ReviewerAgent:
     """The agent of one reviewer (and, for a paid reviewer, its qa.decisions watcher)."""
 
@@ -165,23 +194,26 @@ class ReviewerAgent:
         deps: Any,
         dead_letters: DeadLetters,
         concurrency: int,
+        watcher: DecisionWatcher | None = None,
     ) -> None:
         self.app = app
         self.topics = topics
         self.spec = spec
         self.settings = settings
         self.deps = deps
-        self.dead_letters = dead_letters
+        self.dead_letters = dead_letters  # for results the codec refuses twice (a bug)
         self.concurrency = concurrency
-        self.decided = DecidedVersions()
+        if spec.paid and watcher is None:
+            watcher = DecisionWatcher(app, topics)
+        self.watcher = watcher
+        self.decided = watcher.decided if watcher is not None else DecidedVersions()
         self.reviewed = 0
-        self.cancelled = 0
+        self.skipped = 0  # bad drafts not reviewed (the aggregator dead-letters them)
         self.agent = app.agent(topics.drafts, name=f"review-{spec.name}")(self._consume_drafts)
-        self.watcher = None
-        if spec.paid:
-            self.watcher = app.agent(topics.decisions, name=f"decided-{spec.name}")(
-                self._consume_decisions
-            )
+
+    @property
+    def cancelled(self) -> int:
+        return self.watcher.cancelled if self.watcher is not None else 0
 
     async def _consume_drafts(self, stream: faust.StreamT[Any]) -> None:
         manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
@@ -192,35 +224,11 @@ class ReviewerAgent:
         finally:
             await runner.close()
 
-    async def _consume_decisions(self, stream: faust.StreamT[Any]) -> None:
-        async for value in stream:
-            # A bad decision is the decision consumers' to dead-letter; here it only means no
-            # cancellation.
-            if isinstance(value, QADecision):
-                cancelled = self.decided.add((value.draft_id, value.version))
-                self.cancelled += cancelled
-                if cancelled:
-                    log.info(
-                        "%s: cancelled %d review(s) of decided %s v%s",
-                        self.spec.name,
-                        cancelled,
-                        value.draft_id,
-                        value.version,
-                    )
-
     async def handle(self, event: EventT[Any]) -> None:
-        """Review one qa.drafts event and publish its result (or dead-letter it)."""
+        """Review one qa.drafts event and publish its result (a bad one is skipped)."""
         value = event.value
-        if isinstance(value, Undecodable):
-            await self.dead_letters.park(event.message, value.error)
-            return
-        if not isinstance(value, DraftSubmitted):
-            error = CodecError(f"expected a DraftSubmitted, got {type(value).__name__}")
-            await self.dead_letters.park(event.message, error)
-            return
-        wrong_key = misrouted(event.key, value.draft_id)
-        if wrong_key is not None:
-            await self.dead_letters.park(event.message, wrong_key)
+        if not isinstance(value, DraftSubmitted) or misrouted(event.key, value.draft_id):
+            self.skipped += 1  # the aggregator dead-letters it
             return
         draft = value
         with draft_context(draft.draft_id, draft.version):

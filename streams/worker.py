@@ -85,6 +85,21 @@ async def wait_for_topics(config: StreamConfig, *, max_delay: float = 10.0) -> l
             delay = min(max_delay, delay * 2)
 
 
+def refuse_overlaps(loop: asyncio.AbstractEventLoop, config: StreamConfig, stream: Any) -> None:
+    """Stop (exit 2) when a live consumer group of this deployment already runs one of this
+    worker's roles under another role set (streams._layout): the two would both do that work."""
+    from streams import _layout as layout
+
+    found = loop.run_until_complete(layout.overlapping_groups(config, stream.group_id))
+    if found:
+        clash = "; ".join(f"{group} runs {', '.join(shared)}" for group, shared in found.items())
+        raise ValueError(
+            f"another worker runs some of these roles with other roles ({clash}): a role must "
+            f"run in one role set only; start this worker with the same roles as that one, or "
+            "stop it first"
+        )
+
+
 def run(
     config: StreamConfig,
     *,
@@ -119,9 +134,10 @@ def run(
         roster=roster,
         runtime=runtime,
     )
+    refuse_overlaps(loop, config, stream)
     if ops is not None:
         ops.attach(stream, runtime)
-    log.info("starting Faust apps: %s", ", ".join(app.conf.id for app in stream.apps.values()))
+    log.info("starting consumer group %s", stream.group_id)
     worker = stream.worker(loop=loop, loglevel=loglevel)
     _log_context_after_setup(worker)
     worker.execute_from_commandline()

@@ -14,6 +14,7 @@ from streams.sinks._agents import SinkAgents, install
 from streams.sinks._persist import (
     persist_audit,
     persist_dead_letter,
+    persist_dead_letters,
     persist_decision,
     persist_decisions,
     persist_review,
@@ -31,6 +32,7 @@ __all__ = [
     "is_transient",
     "persist_audit",
     "persist_dead_letter",
+    "persist_dead_letters",
     "persist_decision",
     "persist_decisions",
     "persist_review",

@@ -293,6 +293,36 @@ async def persist_dead_letter(pool: Any, dead: DeadLetter) -> bool:
     """Record a dead letter as a `dead_letter` audit event, once per (consumer, source topic,
     partition, offset). The raw payload stays on the dead-letter topic; the row keeps its size
     and the first KiB (base64) for a quick look."""
+    return await persist_dead_letters(pool, [dead]) == 1
+
+
+async def persist_dead_letters(pool: Any, batch: Sequence[DeadLetter]) -> int:
+    """`persist_dead_letter` for a batch, in one statement (a flood of bad events is written at
+    the pace it is parked); returns how many were new."""
+    if not batch:
+        return 0
+    payloads = [_json(_dead_letter_payload(dead)) for dead in batch]
+    keys = [
+        _text(
+            f"dead_letter:{dead.consumer}:{dead.source_topic}:"
+            f"{dead.source_partition}:{dead.source_offset}"
+        )
+        for dead in batch
+    ]
+    async with pool.acquire() as conn, conn.transaction():
+        rows = await conn.fetch(_INSERT_DEAD_LETTERS, payloads, keys)
+    return len(rows)
+
+
+_INSERT_DEAD_LETTERS = """
+INSERT INTO audit_log (event_type, payload, dedupe_key)
+SELECT 'dead_letter', p::jsonb, k FROM unnest($1::text[], $2::text[]) AS t(p, k)
+ON CONFLICT (dedupe_key) DO NOTHING
+RETURNING true
+"""
+
+
+def _dead_letter_payload(dead: DeadLetter) -> dict[str, Any]:
     payload = {
         "source_topic": dead.source_topic,
         "source_partition": dead.source_partition,
@@ -305,8 +335,4 @@ async def persist_dead_letter(pool: Any, dead: DeadLetter) -> bool:
         "raw_preview_b64": base64.b64encode(dead.raw[:_DEAD_LETTER_PREVIEW_BYTES]).decode(),
         "failed_at": dead.failed_at.isoformat(),
     }
-    dedupe_key = (
-        f"dead_letter:{dead.consumer}:{dead.source_topic}:"
-        f"{dead.source_partition}:{dead.source_offset}"
-    )
-    return await persist_audit(pool, "dead_letter", payload, dedupe_key=dedupe_key)
+    return {str(k): (_text(v) if isinstance(v, str) else v) for k, v in payload.items()}

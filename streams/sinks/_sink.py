@@ -12,7 +12,7 @@ from streams.db import create_pool
 from streams.observe._metrics import record_sink_write
 from streams.sinks._persist import (
     persist_audit,
-    persist_dead_letter,
+    persist_dead_letters,
     persist_decisions,
     persist_reviews,
 )
@@ -131,13 +131,18 @@ class Sink:
 
     async def write_dead_letter(self, dead: DeadLetter) -> bool:
         """Record a dead letter in audit_log (once per consumer and source offset)."""
-        return bool(
-            await self._run(
-                f"dead letter {dead.source_topic}[{dead.source_partition}]@{dead.source_offset}",
-                lambda: persist_dead_letter(self.pool, dead),
-                1,
-                kind="dead_letters",
-            )
+        return await self.write_dead_letters([dead]) == 1
+
+    async def write_dead_letters(self, batch: Sequence[DeadLetter]) -> int:
+        """Record dead letters in audit_log in one transaction; returns how many were new."""
+        if not batch:
+            return 0
+        first = batch[0]
+        what = f"dead letter {first.source_topic}[{first.source_partition}]@{first.source_offset}"
+        if len(batch) > 1:
+            what = f"{len(batch)} dead letters from {what}"
+        return await self._run(
+            what, lambda: persist_dead_letters(self.pool, batch), len(batch), kind="dead_letters"
         )
 
     async def write_audit(

@@ -81,15 +81,18 @@ async def test_clean_draft_is_approved_with_weighted_score() -> None:
     assert not result.critic_skipped and result.vetoes == ()
 
 
-async def test_validator_critical_short_circuits_before_other_reviewers_run() -> None:
+async def test_validator_critical_short_circuits_no_paid_reviewer_runs_free_ones_finish() -> None:
+    # The stream decides the same way (agents.aggregate.early_evidence): an early decision waits
+    # for the free reviewers, and no paid one is started once it is certain.
     calls: list[str] = []
-    result = await qa(spec("critic", 100, calls=calls), spec("urls", 100, calls=calls)).review(
+    critic = spec("critic", 100, paid=True, calls=calls)
+    result = await qa(critic, spec("urls", 100, calls=calls)).review(
         "T", CLEAN + "\n[IMAGE-1: a laptop]\n"
     )
-    assert calls == []
+    assert calls == ["urls"]
     assert not result.approved and result.decision.short_circuited
-    assert result.decision.missing_reviewers == ("critic", "urls")
-    assert [r.reviewer for r in result.reviews] == ["validator"]
+    assert result.decision.missing_reviewers == ("critic",)
+    assert [r.reviewer for r in result.reviews] == ["validator", "urls"]
 
 
 async def test_paid_reviewers_are_cancelled_once_the_outcome_is_settled() -> None:
@@ -246,7 +249,7 @@ async def test_bad_input_through_the_public_api_is_a_decision(
     """The issue's bad inputs through MultiModelQA.review (the real validator, the one
     aggregation, the feedback text): a decision naming the finding, never an exception."""
     critic_calls: list[str] = []
-    result = await qa(spec("critic", 90, calls=critic_calls)).review("Laptops", content)
+    result = await qa(spec("critic", 90, paid=True, calls=critic_calls)).review("Laptops", content)
     validator = result.reviews[0]
     assert validator.reviewer == "validator" and validator.status is ReviewStatus.OK
     assert code in {f.code for f in validator.findings}

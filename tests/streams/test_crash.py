@@ -8,6 +8,7 @@ killed; the second finishes with the same guarantees."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import subprocess
@@ -24,6 +25,7 @@ from agents.aggregate import decision_id
 from agents.qa import MultiModelQA
 from agents.settings import Settings
 from schemas import DraftSubmitted, QADecision, encode
+from streams import _layout as layout
 from streams.db import create_pool
 from streams.topics import ensure_topics
 
@@ -150,19 +152,22 @@ async def check_outcome(decisions: TopicReader, rows: list, all_drafts: list[Dra
 
     # The no-crash reference: the same reviewers and the same aggregation, in-process.
     qa = MultiModelQA(None, reviewers=roster())
-    settings = Settings(qa_aggregate_timeout_seconds=120.0)
+    # The worker's settings: the defaults (its database has no app_settings rows); its deadline
+    # comes from MULTIQA_AGGREGATE_TIMEOUT_SECONDS, which is not a setting.
+    settings = Settings()
     for draft in all_drafts:
         expected = (await qa.review_draft(draft, settings)).decision
         got = by_id[expected.decision_id]
-        assert (got.approved, got.short_circuited, got.timed_out) == (
-            expected.approved,
-            expected.short_circuited,
-            expected.timed_out,
-        ), draft.draft_id
-        assert got.final_score == pytest.approx(expected.final_score), draft.draft_id
-        if not got.short_circuited:
-            assert got.reviews == expected.reviews and got.missing_reviewers == ()
+        # Field for field (only the decision time differs): whatever order the results came in,
+        # whichever worker decided, before or after a kill.
+        assert dataclasses.replace(got, decided_at=expected.decided_at) == expected, draft.draft_id
     assert sum(d.short_circuited for d in by_id.values()) == len(all_drafts) // 10
+    # A short-circuited draft counts the validator only, even where the critic answered first.
+    assert all(
+        [r.reviewer for r in d.reviews] == ["validator"] and d.missing_reviewers == ("critic",)
+        for d in by_id.values()
+        if d.short_circuited
+    )
 
     # The sinks ran in the killed processes too: one row per draft version, the decisions' ids.
     assert len(rows) == len(all_drafts)
@@ -222,7 +227,9 @@ async def test_a_second_worker_joins_mid_run_and_takes_over_when_the_first_is_ki
         # Another machine: its own data directory, same consumer groups.
         other = config.with_overrides(datadir=str(tmp_path / "second"))
         second = start_worker(other, tmp_path / "second.log", **slow)
-        await wait_members(config, config.aggregator_group_id, 2)  # the table is now split
+        # Both workers run the same roles: one consumer group, the table is now split.
+        roles = layout.roles(["validator", "critic"], aggregator=True, sinks=True)
+        await wait_members(config, layout.group_id(config, roles), 2)
         await wait_distinct(decisions, count * 2 // 5, second)
         first.send_signal(signal.SIGKILL)
         first.wait()

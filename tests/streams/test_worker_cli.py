@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from streams import _layout as layout
 from streams import cli, worker
 from streams.app import create_app, select_reviewers
 from streams.config import StreamConfig
@@ -46,16 +47,23 @@ def test_reviewer_names_none_means_no_reviewers():
     assert worker._reviewer_names(" critic , validator ") == ["critic", "validator"]
 
 
-def test_one_faust_app_and_consumer_group_per_role(tmp_path):
+def test_one_faust_app_and_consumer_group_per_process_named_by_its_roles(tmp_path):
     config = StreamConfig(app_prefix="mq", datadir=str(tmp_path), reviewers="validator,critic")
     stream = create_app(config, with_sinks=False)
-    assert {role: app.conf.id for role, app in stream.apps.items()} == {
-        "reviewer-validator": "mq-reviewer-validator",
-        "reviewer-critic": "mq-reviewer-critic",
-        "aggregator": "mq-aggregator",
-    }
+    assert stream.group_id == "mq-aggregator+reviewer-critic+reviewer-validator"
+    assert set(stream.reviewers) == {"validator", "critic"} and stream.aggregator is not None
+    # The same roles listed in another order are the same group (they share its partitions).
+    again = create_app(config, reviewers=["critic", "validator"], with_sinks=False)
+    assert again.group_id == stream.group_id
     only_critic = create_app(config, reviewers=["critic"], with_aggregator=False)
-    assert list(only_critic.apps) == ["reviewer-critic"]
+    assert only_critic.group_id == "mq-reviewer-critic" == config.reviewer_group_id("critic")
+    assert layout.roles_of(config, stream.group_id) == {
+        "aggregator",
+        "reviewer-critic",
+        "reviewer-validator",
+    }
+    assert layout.roles_of(config, "mq-publisher") is None  # not one of ours
+    assert layout.roles_of(config, "other-aggregator") is None
     deployed, selected = select_reviewers(config, [])
     assert [s.name for s in deployed] == ["validator", "critic"] and selected == []
 

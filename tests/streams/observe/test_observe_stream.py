@@ -245,7 +245,7 @@ async def test_metrics_count_exactly_the_drafts_of_a_run(env: Env) -> None:
         dict(labels)["group"] for (name, labels) in after if name == "multiqa_consumer_lag"
     }
     assert groups <= lag_groups
-    sinks_lag = metric(after, "multiqa_consumer_lag", group=env.stream.config.sinks_group_id)
+    sinks_lag = metric(after, "multiqa_consumer_lag", group=env.stream.group_id)
     assert sinks_lag <= 7 * 6  # at most what was not yet committed at the last poll
 
     # The run's drafts are stored with their content (history beyond Kafka's retention).

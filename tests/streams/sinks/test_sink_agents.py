@@ -16,9 +16,9 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas import DeadLetter, encode
-from streams.app import MultiQA, Runtime
+from streams.app import Runtime, create_app
 from streams.config import StreamConfig
-from streams.sinks import SinkAgents, install, persist_dead_letter
+from streams.sinks import SinkAgents, persist_dead_letter
 from streams.topics import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
@@ -52,9 +52,8 @@ class SinksProcess:
             return await persist_dead_letter(pool, dead)
 
         self.runtime = Runtime(config, pool=pool, dead_letter_audit=audit)
-        self.stream = MultiQA(self.runtime)
-        app, topics = self.stream.add_app("sinks")
-        self.agents: SinkAgents = install(app, topics, self.runtime)
+        self.stream = create_app(config, reviewers=[], with_aggregator=False, runtime=self.runtime)
+        self.agents: SinkAgents = self.stream.sinks
 
     async def __aenter__(self) -> SinksProcess:
         await self.stream.start()
@@ -117,13 +116,16 @@ async def test_events_land_in_their_tables_once_and_bad_ones_are_dead_lettered(
     items += [(config.reviews_topic, b"d-2", encode(reviews[4]))]
     items += [(config.decisions_topic, b"junk", b"\xc3\x01not a decision")]
     items += [(config.reviews_topic, b"junk", b"garbage")]
+    # A valid result keyed by another draft (a forged critic 100 costing $1): stored nowhere.
+    forged = make_review("d-victim", 1, "critic")
+    items += [(config.reviews_topic, b"d-3", encode(forged))]
 
     async with SinksProcess(config, sink_pool) as process:
         await produce(config, items)
         await wait_for_rows(sink_pool, "SELECT count(*) FROM qa_decisions", 6)
         await wait_for_rows(sink_pool, "SELECT count(*) FROM qa_reviews", 12)
         await wait_for_rows(
-            sink_pool, "SELECT count(*) FROM audit_log WHERE event_type = 'dead_letter'", 2
+            sink_pool, "SELECT count(*) FROM audit_log WHERE event_type = 'dead_letter'", 1
         )
         await wait_for_rows(sink_pool, "SELECT count(*) FROM pipeline_versions", 6)
 
@@ -135,12 +137,15 @@ async def test_events_land_in_their_tables_once_and_bad_ones_are_dead_lettered(
     dead = await sink_pool.fetch(
         "SELECT payload FROM audit_log WHERE event_type = 'dead_letter' ORDER BY id"
     )
-    assert {d["payload"]["source_topic"] for d in dead} == {
-        config.decisions_topic,
-        config.reviews_topic,
-    }
+    # The sinks own qa.decisions' bad events; bad results are the aggregator's to park (it runs
+    # elsewhere): the sinks skip them, and the misrouted one too.
+    assert [d["payload"]["source_topic"] for d in dead] == [config.decisions_topic]
     assert {d["payload"]["consumer"] for d in dead} == {"sinks"}
-    assert process.agents.dead_letters.parked == 2
+    assert process.agents.dead_letters.parked == 1
+    assert process.agents.skipped == 2
+    for table in ("qa_reviews", "cost_logs"):
+        sql = f"SELECT count(*) FROM {table} WHERE draft_id = 'd-victim'"
+        assert await sink_pool.fetchval(sql) == 0, table
 
 
 async def test_database_down_then_sink_restarted_loses_nothing(
