@@ -1,7 +1,6 @@
 """The stream end to end, next to two peers in the same run: drafts/s, latency, CPU, messages.
 
     python bench/bench_stream.py [--drafts 2500] [--rounds 2] [--paced-rate 100]
-    python bench/bench_stream.py --simulated [--drafts 64]     # stream vs in-process
 
 Engines, each in its own processes, fed and measured the same way (bench/stream_engines.py),
 every reviewer zero-cost (bench/stream_roster.py: what the plumbing costs), sinks on (a fresh
@@ -17,9 +16,6 @@ broker's, during the burst. Messages written/read per draft count every topic an
 of the run. The engines run interleaved, `--rounds` times, in rotating order (the machine is
 shared: a round that differs much from the others is noise); the summary is each engine's median
 and multiqa's ratio to the better peer.
-
-`--simulated`: multiqa against the in-process `MultiModelQA.review_draft` with realistic reviewer
-latencies (the real validator, critic 3 s, every gate 1-8 s), burst and paced.
 
 Use a broker nobody else loads when you can (the broker's CPU is read from its process): the
 dev stack's variables choose it (MULTIQA_CACHE_DIR, MULTIQA_KAFKA_PORT, MULTIQA_PG_PORT).
@@ -212,12 +208,6 @@ async def bench_peers(args: argparse.Namespace) -> None:
     summarise(rows)
 
 
-async def bench_simulated(args: argparse.Namespace) -> None:
-    from simulated import compare
-
-    await compare(args)
-
-
 def serve() -> None:
     """Child mode: the all-in-one worker with the bench's roster (config from MULTIQA_*)."""
     from streams.config import StreamConfig
@@ -234,8 +224,6 @@ def main() -> None:
     parser.add_argument("--engines", default="aiokafka,quix,multiqa")
     parser.add_argument("--paced-rate", type=float, default=100.0, help="paced drafts/s (100)")
     parser.add_argument("--paced-seconds", type=float, default=10.0, help="paced run (10 s)")
-    parser.add_argument("--simulated", action="store_true", help="stream vs in-process")
-    parser.add_argument("--concurrency", type=int, default=32, help="drafts per reviewer (32)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -243,7 +231,7 @@ def main() -> None:
         return
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
-    asyncio.run(bench_simulated(args) if args.simulated else bench_peers(args))
+    asyncio.run(bench_peers(args))
 
 
 if __name__ == "__main__":
