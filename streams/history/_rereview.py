@@ -152,6 +152,23 @@ class Run:
                 )
             new.append(result)
         rerun = {r.reviewer for r in new}
+        failed = [
+            f"{r.reviewer} ({reason_of(r)}: {r.feedback[:120]})"
+            for r in new
+            if str(r.status) != "ok" and reason_of(r) not in ("disabled", "not_applicable")
+        ]
+        if failed:
+            # A verdict the new setup could not give is not a flip: reported, not re-decided.
+            item = Item(
+                draft.draft_id,
+                draft.version,
+                None if live is None else live["approved"],
+                None if live is None else live["final_score"],
+                None,
+                None,
+                problem=f"not re-decided: no verdict from {'; '.join(failed)}",
+            )
+            return Rereviewed(draft, live, new, None, item)
         if live is None:
             item = Item(draft.draft_id, draft.version, None, None, None, None,
                         problem="no live decision to compare with (not decided yet)")  # fmt: skip

@@ -244,3 +244,52 @@ async def test_rereview_bad_input_is_one_line_and_writes_nothing(
     assert out == ""
     assert await history.pool.fetchval("SELECT count(*) FROM rereview_runs") == runs
     assert await snapshot(history.pool) == before
+
+
+class FailingLater(FakeOllama):
+    """Lists its models (the preflight passes), then answers every chat with a server error, and
+    after `healthy` listings stops listing altogether (the server went away mid-run)."""
+
+    healthy: int = 10**6
+
+    def respond(self, seen: Seen) -> Any:
+        from fakes import ollama_error
+
+        if seen.path == "/api/tags" and len(self.requests_to("/api/tags")) > self.healthy:
+            return ollama_error(503, "shutting down")
+        if seen.path == "/api/chat":
+            return ollama_error(500, "model crashed")
+        return super().respond(seen)
+
+
+async def test_rereview_a_model_failing_mid_run(history: History, monkeypatch, capsys) -> None:
+    """A model that errors on a draft: that draft is reported, not counted as a flip. A model
+    that stops answering mid-run: one line, non-zero, nothing written."""
+    h = history
+    for healthy, expect_ok in ((10**6, True), (1, False)):
+        server = FailingLater()
+        server.healthy = healthy
+        server.add_model(NEW_MODEL)
+        with server:
+            runs = await h.pool.fetchval("SELECT count(*) FROM rereview_runs")
+            args = [a.replace(h.ollama.url, server.url) for a in new_model_args(h)]
+            code, out, err = await rereview(
+                monkeypatch, capsys, h, "--since", "1h", "--reviewers", "critic", "--json",
+                "--rate", "0", "--set", "llm_health_cache_seconds=0", *args,
+            )  # fmt: skip
+        after = await h.pool.fetchval("SELECT count(*) FROM rereview_runs")
+        if expect_ok:
+            assert code == 0, err
+            objects = [json.loads(line) for line in out.splitlines()]
+            items = [o for o in objects if o["type"] == "item"]
+            assert items and not any(o["flipped"] for o in items)
+            assert all(
+                o["problem"].startswith("not re-decided: no verdict from critic") for o in items
+            )
+            assert after == runs + 1
+        else:
+            lines = err.strip().splitlines()
+            assert code == 1 and out == "", err
+            assert lines[-1].startswith("multiqa rereview: error: critic could not reach its model")
+            assert lines[-1].endswith("nothing was written")
+            assert after == runs
