@@ -13,6 +13,7 @@ write), so each worker exports what it did; Prometheus sums over workers.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from prometheus_client import REGISTRY, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily
@@ -143,6 +144,19 @@ _REASONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )  # fmt: skip
 
 
+_CHILDREN: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+
+def _child(metric: Any, *labels: str) -> Any:
+    """`metric.labels(*labels)`, remembered: labels() validates and locks on every call, which
+    was most of a result's recording time (bench/bench_observe.py)."""
+    key = (id(metric), labels)
+    child = _CHILDREN.get(key)
+    if child is None:
+        child = _CHILDREN[key] = metric.labels(*labels)
+    return child
+
+
 def reason_of(result: ReviewerResult) -> str:
     """A short, bounded category for why a result is not ok ('ok' when it is)."""
     status = str(result.status)
@@ -160,30 +174,30 @@ def reason_of(result: ReviewerResult) -> str:
 def record_result(result: ReviewerResult) -> None:
     """A reviewer result this worker published: status, latency, findings, model spend."""
     reviewer = result.reviewer
-    REVIEW_RESULTS.labels(reviewer, str(result.status), reason_of(result)).inc()
-    REVIEW_SECONDS.labels(reviewer).observe(max(0, result.cost.duration_ms) / 1000.0)
+    _child(REVIEW_RESULTS, reviewer, str(result.status), reason_of(result)).inc()
+    _child(REVIEW_SECONDS, reviewer).observe(max(0, result.cost.duration_ms) / 1000.0)
     if reviewer == "validator":
         for finding in result.findings:
-            VALIDATOR_FINDINGS.labels(finding.code, str(finding.severity)).inc()
+            _child(VALIDATOR_FINDINGS, finding.code, str(finding.severity)).inc()
     cost = result.cost
     if cost.model or cost.tokens_in or cost.tokens_out or cost.usd or cost.kwh:  # a model ran
         model = cost.model or "unknown"
         if cost.tokens_in:
-            MODEL_TOKENS.labels(reviewer, model, "in").inc(cost.tokens_in)
+            _child(MODEL_TOKENS, reviewer, model, "in").inc(cost.tokens_in)
         if cost.tokens_out:
-            MODEL_TOKENS.labels(reviewer, model, "out").inc(cost.tokens_out)
+            _child(MODEL_TOKENS, reviewer, model, "out").inc(cost.tokens_out)
         if cost.usd:
-            MODEL_USD.labels(reviewer, model).inc(cost.usd)
+            _child(MODEL_USD, reviewer, model).inc(cost.usd)
         if cost.kwh:
-            MODEL_KWH.labels(reviewer, model).inc(cost.kwh)
+            _child(MODEL_KWH, reviewer, model).inc(cost.kwh)
         if cost.parser_fallbacks:
-            PARSER_FALLBACKS.labels(reviewer, model).inc(cost.parser_fallbacks)
+            _child(PARSER_FALLBACKS, reviewer, model).inc(cost.parser_fallbacks)
 
 
 def record_decision(decision: QADecision) -> None:
     """A decision this worker's aggregator made (once per decision: not on a re-publish)."""
     outcome = "approved" if decision.approved else "rejected"
-    DECISIONS.labels(outcome).inc()
+    _child(DECISIONS, outcome).inc()
     for flag, on in (
         ("early", decision.early_decided),
         ("short_circuit", decision.short_circuited),
@@ -191,20 +205,20 @@ def record_decision(decision: QADecision) -> None:
         ("needs_human_review", decision.needs_human_review),
     ):
         if on:
-            DECISION_FLAGS.labels(outcome, flag).inc()
+            _child(DECISION_FLAGS, outcome, flag).inc()
     if decision.timed_out and decision.missing_reviewers:
         DEADLINE_MISSES.inc()
 
 
 def record_dead_letter(dead: DeadLetter) -> None:
-    DEAD_LETTERS.labels(dead.source_topic, dead.error_type, dead.consumer).inc()
+    _child(DEAD_LETTERS, dead.source_topic, dead.error_type, dead.consumer).inc()
 
 
 def record_sink_write(kind: str, seconds: float, new: int, total: int, retries: int) -> None:
-    SINK_WRITE_SECONDS.labels(kind).observe(seconds)
+    _child(SINK_WRITE_SECONDS, kind).observe(seconds)
     if retries:
-        SINK_RETRIES.labels(kind).inc(retries)
+        _child(SINK_RETRIES, kind).inc(retries)
     if new:
-        SINK_ROWS.labels(kind, "new").inc(new)
+        _child(SINK_ROWS, kind, "new").inc(new)
     if total > new:
-        SINK_ROWS.labels(kind, "duplicate").inc(total - new)
+        _child(SINK_ROWS, kind, "duplicate").inc(total - new)
