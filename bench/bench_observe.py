@@ -42,8 +42,16 @@ def main() -> None:
     )
     validator = ReviewerResult("validator", True, 91.0, "ok", Provider.PROGRAMMATIC,
                                findings=findings, cost=Cost(duration_ms=2))  # fmt: skip
-    critic = ReviewerResult("critic", True, 85.0, "ok", Provider.OLLAMA, cost=Cost(
-        tokens_in=1800, tokens_out=240, kwh=0.002, duration_ms=8400, model="ollama/gemma3:27b"))
+    critic = ReviewerResult(
+        "critic",
+        True,
+        85.0,
+        "ok",
+        Provider.OLLAMA,
+        cost=Cost(
+            tokens_in=1800, tokens_out=240, kwh=0.002, duration_ms=8400, model="ollama/gemma3:27b"
+        ),
+    )
     decision = QADecision("id", "d", 1, True, 80.0, "s", "f", early_decided=True)
     bare = Counter("bench_bare", "baseline")
     record = logging.LogRecord("multiqa", logging.INFO, __file__, 1, "msg", None, None)
