@@ -8,6 +8,7 @@ content, title, settings, facts and niche give the same findings in the same ord
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -161,7 +162,7 @@ def validate(
 ) -> ValidationReport:
     """Run every enabled rule over a draft. Never raises on any text; returns findings sorted by
     position (title findings first), warnings promoted to critical past the reject threshold."""
-    settings = settings or Settings()
+    settings = settings or _default_settings()
     content = _as_text(content)
     title = _as_text(title)
     limit = settings.content_validator_max_chars
@@ -194,6 +195,12 @@ def validate(
             found.append((0 if hit.in_title else 1, hit.start, _finding(r, hit, ctx)))
     found.sort(key=lambda item: (item[0], item[1], item[2].code))
     return ValidationReport(_promote([f for _, _, f in found], settings))
+
+
+@functools.cache
+def _default_settings() -> Settings:
+    """The defaults, built once: constructing Settings validates every field (costly per call)."""
+    return Settings()
 
 
 def _finding(r: Rule, hit: Hit, ctx: Context) -> Finding:

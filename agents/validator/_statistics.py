@@ -10,7 +10,14 @@ import re
 from collections.abc import Iterator
 
 from agents.validator._core import Context, Hit, rule
-from agents.validator._text import paragraph_has_source, word_matches
+from agents.validator._text import (
+    anchored,
+    anchored_matches,
+    paragraph_has_source,
+    phrase_matches,
+    phrases,
+    word_matches,
+)
 from schemas.records import Severity
 
 FAMILY = "unsourced_stats"
@@ -41,46 +48,206 @@ def fabricated_study(ctx: Context) -> Iterator[Hit]:
                 yield Hit(match.start(), match.end(), "study cited without a source link")
 
 
+_TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_UNITS = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_TEENS = r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+_NUMBER_WORD = rf"(?:{_TENS}(?:[- ]{_UNITS})?|{_TEENS}|{_UNITS}|a hundred|one hundred)"
 # Found from the "%" (or "percent") backwards and forwards: the sign is rare, so this is fast.
-_NUMBER_BEFORE = re.compile(r"(?<![\d.,])\d{1,3}(?:[.,]\d{1,2})? ?$")
+_NUMBER_BEFORE = re.compile(
+    rf"(?:(?<![\d.,])\d{{1,3}}(?:[.,]\d{{1,2}})?|(?<![a-z]){_NUMBER_WORD}) ?$"
+)
+# Who a figure is about ("62 percent of shoppers", "3 in 4 developers", "a third of adults").
+_POPULATION = (
+    r"(?:all |the |new |current |active |us |uk |online |professional |small |large )?"
+    r"(?:[a-z-]{2,20} ){0,2}?(?:users|companies|businesses|people|respondents|developers|customers"
+    r"|marketers|organi[sz]ations|consumers|adults|teams|enterprises|shoppers|visitors|workers"
+    r"|employees|buyers|readers|students|patients|drivers|households|americans|europeans|teens"
+    r"|children|parents|managers|engineers|leaders|executives|ceos|founders|startups|websites"
+    r"|sites|apps|applications|projects|sales|traffic|visits|revenue|searches|emails|jobs|cars"
+    r"|homes|firms|retailers|brands|smokers|runners|gamers|viewers|subscribers|internet users"
+    r"|professionals|microplastics)(?![a-z])"
+)
 _EFFECT_AFTER = re.compile(
-    r" ?(?:increase|decrease|reduction|improvement|boost|rise|drop|growth|decline|jump|"
-    r"faster|slower|uplift|higher conversion|more likely|less likely|"
-    r"of (?:users|companies|businesses|people|respondents|developers|customers|marketers|"
-    r"organi[sz]ations|consumers|adults|teams|enterprises|shoppers))(?![a-z])"
+    r" ?(?:increase|decrease|reduction|improvement|boost|rise|drop|growth|decline|jump|gain|lift"
+    r"|saving|savings|faster|slower|cheaper|higher|lower|fewer|better|smaller|larger|uplift"
+    r"|more likely|less likely|more often|less often|higher conversion"
+    rf"|of {_POPULATION})(?![a-z])"
 )
 _VERB_BY_BEFORE = re.compile(
-    r"(?<![a-z])(?:increase|improve|boost|reduce|cut|grow|raise|lower)(?:s|d|ed)? "
-    r"(?:[\w-]{1,20} ){0,3}?by (?:up to |over |nearly |almost |about )?\d{1,3}(?:[.,]\d{1,2})? ?$"
+    r"(?<![a-z])(?:increase|improve|boost|reduce|cut|grow|raise|lower|drop|fall|fell|rose|rise"
+    r"|grew|jump|climb|slash|shrank|shrink|decline|lift)(?:s|d|ed)? "
+    r"(?:[\w-]{1,20} ){0,3}?by (?:up to |over |nearly |almost |about |around |roughly |some )?"
+    rf"(?:\d{{1,3}}(?:[.,]\d{{1,2}})?|{_NUMBER_WORD}) ?$"
 )
 _PERCENT = re.compile(r"%|percent(?![a-z])|per cent(?![a-z])")
+# Figures without a percent sign: fractions and multiples of something, ratios of a population.
+_SHAPES = phrases(
+    (
+        "half third quarter two-thirds three-quarters times",
+        r"(?:fell|dropped|rose|grew|declined|increased|decreased|shrank|jumped|climbed|plunged"
+        r"|cut|cuts|reduced|reduces|lowers|lowered|raises|raised|lowering|cutting)"
+        r" (?:[\w-]{1,20} ){0,4}?by (?:half|a half|a third|a quarter|two-thirds|three-quarters"
+        r"|(?:two|three|four|five|ten|\d{1,3}) times)(?![a-z])",
+    ),
+    (
+        "doubled tripled quadrupled halved",
+        r"(?:doubled|tripled|quadrupled|halved) (?:[\w-]{1,20} ){0,3}?(?:between|since|from|in"
+        r"|over|within) (?:(?:19|20)\d\d|the (?:last|past) )",
+    ),
+    (
+        "half third quarter two-thirds three-quarters",
+        rf"(?:half|a third|a quarter|two-thirds|three-quarters|one in (?:three|four|five|ten)) of "
+        rf"{_POPULATION}",
+    ),
+)
+_SHAPE_GATE = frozenset().union(*(gate for gate, _ in _SHAPES))
+# "3 in 4 shoppers", "one out of five adults": found from "in"/"out of", the number before it.
+_RATIO = anchored(
+    "in out",
+    rf"(?:in|out of) (?:\d{{1,3}}|{_UNITS}|ten) {_POPULATION}",
+    rf"(?:\d{{1,2}}|{_UNITS}|ten) ",
+    8,
+)
 
 
 @rule(
     "unsourced_statistic",
     Severity.CRITICAL,
     FAMILY,
-    'A percentage effect with no source in its paragraph ("a 47% increase").',
+    'A figure with no source in its paragraph ("a 47% increase", "roughly 62 percent of '
+    'shoppers", "fell by half between 2021 and 2023", "3 in 4 developers").',
 )
 def unsourced_statistic(ctx: Context) -> Iterator[Hit]:
     low = ctx.lower
-    if "%" not in low and "cent" not in low:
-        return
+    found: list[tuple[int, int]] = []
+    if "%" in low or "cent" in ctx.words or "percent" in ctx.words:
+        found += _percent_effects(low)
+    if ctx.has_any(_SHAPE_GATE):
+        found += [(m.start(), m.end()) for m in phrase_matches(_SHAPES, low, ctx.words)]
+    found += anchored_matches((_RATIO,), low, ctx.words)
+    last_end = -1
+    for start, end in sorted(found):
+        if start < last_end:
+            continue
+        last_end = end
+        if not paragraph_has_source(ctx.prose, start):
+            yield Hit(start, end, f"statistic with no source: {ctx.prose[start:end]!r}")
+
+
+def _percent_effects(low: str) -> Iterator[tuple[int, int]]:
     for sign in _PERCENT.finditer(low):
         left = low[max(0, sign.start() - 120) : sign.start()]
-        number = _NUMBER_BEFORE.search(left[-10:])
+        number = _NUMBER_BEFORE.search(left[-30:])
         if number is None:
             continue
-        start = sign.start() - (len(left[-10:]) - number.start())
-        effect = _EFFECT_AFTER.match(low, sign.end(), sign.end() + 60)
+        start = sign.start() - (len(left[-30:]) - number.start())
+        effect = _EFFECT_AFTER.match(low, sign.end(), sign.end() + 80)
         verb = None if effect else _VERB_BY_BEFORE.search(left)
         if effect is None and verb is None:
             continue
         if verb is not None:
             start = sign.start() - (len(left) - verb.start())
-        end = effect.end() if effect is not None else sign.end()
-        if not paragraph_has_source(ctx.prose, sign.start()):
-            yield Hit(start, end, "statistic with no source")
+        yield start, effect.end() if effect is not None else sign.end()
+
+
+# Figures pinned on nobody: a vague source and a figure in the same sentence.
+_VAGUE_SOURCES = phrases(
+    ("industry", r"industry (?:data|research|reports?|figures|experts|analysts|surveys?)"),
+    (
+        "data research studies surveys statistics reports analysts experts economists scientists"
+        " researchers",
+        r"(?:data|research|studies|surveys|statistics|reports|analysts|experts|economists"
+        r"|scientists|researchers) (?:show|shows|showed|suggest|suggests|find|found|indicate"
+        r"|indicates|reveal|reveals|estimate|estimated|estimates|say|said|predict|agree|confirm)"
+        r"(?![a-z])",
+    ),
+    ("estimated", r"it (?:is|has been) estimated that"),
+    (
+        "according",
+        r"according to (?:our|recent|industry|internal|market|some|many|new|the latest)"
+        r" (?:own )?(?:analysis|data|research|estimates|figures|numbers|surveys?|studies"
+        r"|reports?|experts|analysts|findings|calculations)(?![a-z])",
+    ),
+    (
+        "our",
+        r"our (?:own )?(?:analysis|data|research|findings|numbers) (?:shows?|suggests?|finds?)",
+    ),
+)
+_NAMED_REPORT = re.compile(
+    r"(?:[Aa]n?|[Tt]he|[Oo]ne) (?:recent |new |latest |annual |\d{4} )?[A-Z][\w&-]{1,30}"
+    r"(?: [A-Z][\w&-]{1,30})? (?:report|study|survey|analysis|poll|paper|whitepaper|index)"
+    r" (?:found|finds|shows|showed|says|said|estimates|estimated|predicts|revealed|reveals"
+    r"|suggests)"
+)
+_REPORT_GATE = frozenset({"report", "study", "survey", "analysis", "poll", "paper", "whitepaper"})
+_FIGURE = re.compile(
+    rf"\d|%|percent|per cent|(?<![a-z])(?:{_NUMBER_WORD}|half|a third|a quarter|two-thirds"
+    r"|three-quarters|twice|double|triple|hundreds?|thousands?|millions?|billions?)(?![a-z])"
+)
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
+
+
+@rule(
+    "vague_attribution",
+    Severity.CRITICAL,
+    FAMILY,
+    'A figure pinned on nobody ("industry data shows 3 in 4", "experts estimate a third", '
+    '"according to our analysis, twice as often", "a recent Gartner report found 70 percent").',
+)
+def vague_attribution(ctx: Context) -> Iterator[Hit]:
+    low, text = ctx.lower, ctx.prose
+    found = [(m.start(), m.end()) for m in phrase_matches(_VAGUE_SOURCES, low, ctx.words)]
+    if ctx.has_any(_REPORT_GATE):
+        found += [(m.start(), m.end()) for m in word_matches(_NAMED_REPORT, text)]
+    last_end = -1
+    for start, end in sorted(found):
+        if start < last_end:
+            continue  # "industry data shows" is one attribution, not two
+        last_end = end
+        # The sentence around the attribution, bounded so a text without full stops costs the
+        # same per match.
+        sentence_end = _SENTENCE_END.search(low, end, end + 400)
+        stop = sentence_end.start() if sentence_end is not None else min(len(low), end + 400)
+        floor = max(0, start - 400)
+        sentence_start = max(low.rfind(". ", floor, start), low.rfind("\n", floor, start), floor)
+        if not _FIGURE.search(low, sentence_start, stop):
+            continue
+        if not paragraph_has_source(text, start):
+            yield Hit(start, end, f"figure attributed to nobody: {text[start:end]!r}")
+
+
+# A document pointed at but not linked: "as highlighted in this Medium article".
+_POINTED_SOURCE = phrases(
+    (
+        "highlighted noted reported described shown explained mentioned discussed covered outlined",
+        r"as (?:highlighted|noted|reported|described|shown|explained|mentioned|discussed|covered"
+        r"|outlined) (?:in|by) (?:this|that|a|an|one|the) (?:recent |great |excellent )?"
+        r"(?:[\w-]{1,20} ){0,2}?(?:article|post|blog post|paper|study|report|thread|video|talk"
+        r"|book|documentation|docs|guide|survey|piece|write-up|newsletter)(?![a-z])",
+    ),
+    ("medium", r"(?:this|a|that) (?:recent )?medium (?:article|post)(?![a-z])"),
+)
+
+
+@rule(
+    "unlinked_source",
+    Severity.WARNING,
+    FAMILY,
+    'A document pointed at but not linked ("as highlighted in this Medium article"): it may exist; '
+    "a person should check.",
+    human_review=True,
+)
+def unlinked_source(ctx: Context) -> Iterator[Hit]:
+    last_end = -1
+    for match in sorted(
+        phrase_matches(_POINTED_SOURCE, ctx.lower, ctx.words), key=lambda m: m.start()
+    ):
+        if match.start() < last_end:
+            continue
+        last_end = match.end()
+        if not paragraph_has_source(ctx.prose, match.start()):
+            text = ctx.prose[match.start() : match.end()]
+            yield Hit(match.start(), match.end(), f"source named but not linked: {text!r}")
 
 
 _ACCORDING_TO = re.compile(r"according to ")

@@ -20,20 +20,42 @@ _FILLERS = tuple(
             "today's today\u2019s",
             rf"in today{_APOS}s (?:fast-paced|digital|modern|ever-changing|ever-evolving|"
             r"rapidly (?:changing|evolving)|competitive|hyper-connected|interconnected|"
-            r"data-driven) "
-            r"(?:world|age|landscape|era|environment|market|economy|society)(?![a-z])",
+            r"data-driven|busy|always-on)(?![a-z])",
         ),
+        ("unlock", r"unlock(?:s|ing)? the (?:full |true |real )?potential of(?![a-z])"),
+        ("core", r"at (?:its|their) core,?(?![a-z])"),
+        ("heart", r"at the heart of(?![a-z])"),
+        (
+            "future",
+            r"the future of [\w -]{1,60}? (?:is|are) (?:here|now|bright|local|within reach"
+            r"|already here)(?![a-z])",
+        ),
+        (
+            "found discovered",
+            r"many (?:organi[sz]ations|companies|teams|developers|users|businesses|people"
+            r"|brands|leaders) have (?:found|discovered)(?![a-z])",
+        ),
+        (
+            "landscape",
+            r"the landscape (?:of [\w -]{1,40}? )?is (?:constantly|ever|always) evolving",
+        ),
+        (
+            "journey possibilities",
+            r"the (?:journey|possibilities) (?:is|are) (?:rewarding|endless|limitless)(?![a-z])",
+        ),
+        ("game-changer", r"(?:is|be|becomes?) a (?:real |true )?game-changer(?![a-z])"),
         (
             "ever-evolving ever-changing rapidly fast-paced dynamic",
             r"in the (?:ever-evolving|ever-changing|rapidly evolving|fast-paced|dynamic) "
             r"(?:world|landscape|realm|field|space) of(?![a-z])",
         ),
         ("age", r"in this day and age(?![a-z])"),
-        ("dive", rf"let{_APOS}s dive (?:in|deeper|right in)(?![a-z])"),
+        ("dive", rf"let{_APOS}s dive (?:in|into|deeper|right in)(?![a-z])"),
         ("ado", r"without further ado(?![a-z])"),
         (
-            "article post guide",
-            rf"in this (?:article|blog post|post|guide),? (?:we|i)(?:{_APOS}ll| will)(?![a-z])",
+            "article post guide tutorial",
+            rf"in this (?:article|blog post|post|guide|tutorial),? (?:we|i)(?:{_APOS}ll| will|"
+            r" are going to| explore| look at| cover| discuss| walk)(?![a-z])",
         ),
         ("buckle", r"buckle up(?![a-z])"),
         ("further", r"look no further(?![a-z])"),
@@ -76,6 +98,13 @@ _BANNED_HEADERS = frozenset(
         "closing thoughts",
         "to sum up",
         "summary and conclusion",
+        "summary",
+        "overview",
+        "background",
+        "wrap-up",
+        "wrap up",
+        "the end",
+        "key takeaways",
     }
 )
 

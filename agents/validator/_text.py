@@ -158,6 +158,60 @@ def phrase_matches(pairs: Phrases, text: str, words: frozenset[str]) -> Iterator
             yield from word_matches(pattern, text)
 
 
+@dataclass(frozen=True)
+class Anchored:
+    """A phrase found from its rare part: `anchor` (which should start with a literal) is searched
+    when a gate word is present (and one of the `also` words, when set); when `before` is set it
+    must match at the end of the `window` characters before the anchor (it should end with `$`),
+    and the hit starts where it matched."""
+
+    gate: frozenset[str]
+    anchor: re.Pattern[str]
+    before: re.Pattern[str] | None = None
+    window: int = 80
+    # Literal endings the text before the anchor must have for `before` to be tried at all (a
+    # C-speed check that skips most anchors; `before` is searched across the whole window).
+    ends: tuple[str, ...] = ()
+    also: frozenset[str] = frozenset()
+
+
+def anchored(
+    gate: str,
+    anchor: str,
+    before: str | None = None,
+    window: int = 80,
+    ends: str = "",
+    also: str = "",
+) -> Anchored:
+    return Anchored(
+        frozenset(gate.split()),
+        re.compile(anchor),
+        re.compile(before + "$") if before is not None else None,
+        window,
+        tuple(end.replace("_", " ") for end in ends.split()),
+        frozenset(also.split()),
+    )
+
+
+def anchored_matches(
+    phrases_: tuple[Anchored, ...], text: str, words: frozenset[str]
+) -> Iterator[tuple[int, int]]:
+    """(start, end) of every anchored phrase whose gate is open, in no particular order."""
+    for phrase in phrases_:
+        if words.isdisjoint(phrase.gate) or (phrase.also and words.isdisjoint(phrase.also)):
+            continue
+        for match in word_matches(phrase.anchor, text):
+            start = match.start()
+            if phrase.before is not None:
+                if phrase.ends and not text.endswith(phrase.ends, max(0, start - 16), start):
+                    continue
+                before = phrase.before.search(text, max(0, start - phrase.window), start)
+                if before is None or not at_word_start(text, before.start()):
+                    continue
+                start = before.start()
+            yield start, match.end()
+
+
 def line_start_matches(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of matches of `pattern` at the start of a line. The pattern must begin with
     a newline: it runs on "\\n" + text, so `re` can jump from newline to newline (a `^` in

@@ -49,6 +49,21 @@ CASES: list[tuple[str, str, str]] = [
         "Engineers have spent years refining this.",
     ),
     (
+        "vague_attribution",
+        "Industry data shows that 3 in 4 buyers want it.",
+        "Industry data is hard to find ([report](https://www.oecd.org/x)).",
+    ),
+    (
+        "unlinked_source",
+        "It works, as highlighted in this Medium article.",
+        "It works, as highlighted in [this article](https://medium.com/@a/b).",
+    ),
+    (
+        "unsourced_person",
+        "Ingrid Solberg, head of data at Nordlys, agrees.",
+        "Ingrid Solberg wrote a novel about Nordlys.",
+    ),
+    (
         "fabricated_quote",
         '"This is the best laptop ever made," said John Smith.',
         '"This is the best laptop ever made," said John Smith ([interview](https://x.org/i)).',
