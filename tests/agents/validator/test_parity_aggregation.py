@@ -50,6 +50,8 @@ def critic(score: float | None, calls: list[str]) -> ReviewerSpec:
 
 
 def qa(critic_score: float | None, calls: list[str], **settings: object) -> MultiModelQA:
+    # Only the validator and the critic are deployed: nothing else is required to pass.
+    settings.setdefault("qa_required_to_pass", "")
     reviewers = [*VALIDATOR_SPECS, critic(critic_score, calls)]
     return MultiModelQA(None, Fixed(Settings(**settings)), reviewers=reviewers)  # type: ignore[arg-type]
 
@@ -106,5 +108,6 @@ async def test_nine_warnings_pull_a_critic_85_draft_below_approval() -> None:
     steeper = await qa(85, calls, content_validator_warning_qa_penalty=5.0).review(
         "Deploying FastAPI", NINE_WARNINGS
     )
-    assert clean.approved and not warned.approved
-    assert clean.final_score > warned.final_score >= steeper.final_score
+    assert clean.approved and not warned.approved and not steeper.approved
+    # (with 5 points a warning the outcome is certain before the critic answers: decided early)
+    assert clean.final_score > max(warned.final_score, steeper.final_score)
