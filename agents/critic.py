@@ -9,6 +9,7 @@ status skipped, and the aggregation decides on the validator alone.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,11 +39,18 @@ log = logging.getLogger("multiqa.critic")
 NAME = "critic"
 _SOURCE_CHARS = 300
 
-# The critic's answer: its schema (sent as structured output) and its reader, side by side.
-FEEDBACK_CHARS = 2000  # ~500 tokens, well inside qa_standard_max_tokens
-ANSWER_SCHEMA: dict[str, Any] = S.answer_object(
-    approved=S.flag(), quality_score=S.score(), feedback=S.text(FEEDBACK_CHARS)
-)
+# The critic's answer: its schema (sent as structured output) and its reader, side by side. The
+# feedback bound is `qa_critic_feedback_max_chars` (default 2000, ~500 tokens, well inside
+# qa_standard_max_tokens): the grammar closes the string there, so even a looping model ends.
+
+
+def answer_schema(feedback_chars: int) -> dict[str, Any]:
+    return S.answer_object(
+        approved=S.flag(), quality_score=S.score(), feedback=S.text(feedback_chars)
+    )
+
+
+ANSWER_SCHEMA: dict[str, Any] = answer_schema(Settings().qa_critic_feedback_max_chars)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,12 +60,12 @@ class CriticVerdict:
     feedback: str
 
 
-def read_verdict(answer: dict[str, Any]) -> CriticVerdict:
+def read_verdict(answer: dict[str, Any], *, feedback_chars: int = 20_000) -> CriticVerdict:
     key = "quality_score" if "quality_score" in answer else "score"
     return CriticVerdict(
         approved=read_bool(answer, "approved"),
         score=read_score(answer, key),
-        feedback=read_text(answer, "feedback", limit=FEEDBACK_CHARS),
+        feedback=read_text(answer, "feedback", limit=feedback_chars),
     )
 
 
@@ -90,7 +98,9 @@ def build_prompt(draft: DraftSubmitted, settings: Settings, today: str) -> Promp
         "publish as it is."
     )
     user = f"Review this draft.\n\n{fenced.block}\n\nAnswer with the JSON object only."
-    return Prompt(system=system, user=user, schema=ANSWER_SCHEMA)
+    return Prompt(
+        system=system, user=user, schema=answer_schema(settings.qa_critic_feedback_max_chars)
+    )
 
 
 def _provider(model: str) -> Provider:
@@ -141,7 +151,9 @@ async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> Revie
                 router,
                 model,
                 prompt,
-                read_verdict,
+                functools.partial(
+                    read_verdict, feedback_chars=settings.qa_critic_feedback_max_chars
+                ),
                 settings=settings,
                 max_tokens=budget,
                 timeout=settings.qa_critic_timeout_seconds,

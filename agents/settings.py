@@ -113,6 +113,13 @@ class Settings:
         24000, "Content window shown to the critic.", 100, 10_000_000
     )
     qa_critic_max_sources: int = _f(10, "Research sources shown to the critic.", 0, 1000)
+    qa_critic_feedback_max_chars: int = _f(
+        2000,
+        "Longest critic feedback asked for (the answer schema's maxLength; a small model that "
+        "loops inside the string is stopped there instead of at the token budget).",
+        50,
+        20000,
+    )
     ollama_base_url: str = _f(
         "",
         "Ollama server (empty: $OLLAMA_HOST, else http://127.0.0.1:11434).",

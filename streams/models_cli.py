@@ -121,7 +121,8 @@ def _verdict(
             # The key is set; whether the API takes it cannot be known from here.
             return True, f"key set, not verified ({listing.reason})"
         if provider == "ollama":
-            return False, f"ollama not reachable at {where} ({listing.reason})"
+            cause = "" if isinstance(listing, LLMUnavailable) else f" ({listing.reason})"
+            return False, f"ollama not reachable at {where}{cause}"
         return False, listing.reason
     if listing is None:
         return True, f"reachable at {where}; the server has no model listing"

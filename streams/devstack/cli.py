@@ -29,6 +29,13 @@ def add_parser(subparsers: Any) -> None:
         sub.set_defaults(func=run_command("multiqa dev", func))
 
     add("up", _cmd_up, "start (or reuse) the stack and print where it listens")
+    # issue 14: the optional local model server (streams/devstack/model.py).
+    dev_sub.choices["up"].add_argument(
+        "--model",
+        action="store_true",
+        help="also start a tiny local model server (SmolLM2-135M, OpenAI-compatible) and print "
+        "the settings pointing the critic at it: a wiring check, not a judge",
+    )
     add("down", _cmd_down, "stop what `up` started")
     add(
         "status",
@@ -71,18 +78,43 @@ def _cmd_up(args: argparse.Namespace) -> int:
     print(f"ready in {took:.1f}s; environment for other tools: {settings.env_file}")
     for line in info.env_lines():
         print(line)
+    if getattr(args, "model", False):
+        _model_up(settings)
     return 0
+
+
+def _model_up(settings: Settings) -> None:
+    from streams.devstack import model
+
+    _, port, started = model.up(settings)
+    how = "started" if started else "already running"
+    print(
+        f"model:    http://127.0.0.1:{port}/v1  (llama.cpp server, {model.MODEL_ALIAS}, {how})\n"
+        "          WIRING CHECK, NOT A JUDGE: a 135M model scores every draft alike; it shows "
+        "that\n          structured answers, usage, cost and fallbacks work. Point the critic "
+        "and gates at it:"
+    )
+    for line in model.settings_lines(port):
+        print(f"  {line}")
 
 
 def _cmd_down(args: argparse.Namespace) -> int:
     kafka, postgres = _services(args)
     stopped = stack.down(kafka=kafka, postgres=postgres)
+    if kafka and postgres:
+        from streams.devstack import model
+
+        if model.down(Settings.from_env()):
+            stopped.append("model")
     print("stopped: " + ", ".join(stopped) if stopped else "nothing was running")
     return 0
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
     current = stack.status()
+    from streams.devstack import model
+
+    model_info = model.status(Settings.from_env())
     for name, info in current.items():
         if info.get("running"):
             details = "  ".join(f"{k}={v}" for k, v in info.items() if k != "running")
@@ -90,6 +122,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
         else:
             problem = info.get("problem")
             print(f"{name}: not running" + (f"  ({problem})" if problem else ""))
+    if model_info.get("running"):  # optional: shown when it runs, never required
+        print(f"model: running  pid={model_info['pid']}  url={model_info['url']}")
     return 0 if all(info.get("running") for info in current.values()) else 3
 
 
