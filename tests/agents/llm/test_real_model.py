@@ -86,6 +86,7 @@ def settings_for(server: model_server.ModelServer, **changes: Any) -> Settings:
         "qa_web_factcheck_enabled": False,
         "qa_citation_verify_enabled": False,
         "qa_url_verify_enabled": False,
+        "qa_required_to_pass": "",  # urls is off here; nothing else may end the review early
     }
     values.update(changes)
     return Settings(**values)
