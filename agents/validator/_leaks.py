@@ -90,7 +90,6 @@ def planning_scaffold(ctx: Context) -> Iterator[Hit]:
 # length" in a post about writing); two distinct ones are a leaked plan (upstream's rule).
 _PLAN_PHRASES = phrases(
     # echoed writer rules and revision briefs
-    ("elements element", r"key elements? from (?:the )?sources"),
     ("tested", r"models? used ?/ ?tested"),
     ("vary", r"vary sentence length"),
     ("brackets", r"no placeholder brackets"),
@@ -136,9 +135,11 @@ _PLAN_LABEL = re.compile(
     r"|(?:the )?user (?:wants|asked|is asking)(?![a-z])"
     r"|(?:focus(?:es|ed)|shift(?:s|ed)|pivot(?:s|ed)) (?:on|from|to|toward)(?![a-z]))"
 )
-# Verbatim instruction phrases from writer prompts: one is enough.
+# Verbatim instruction phrases from writer prompts, prompt vocabulary no article uses: one is
+# enough.
 _PROMPT_ECHO = phrases(
     ("revise", r"revise a draft article based on"),
+    ("elements element", r"key elements? from (?:the )?(?:sources|research|snippets)"),
     ("complete", r"return (?:the )?complete (?:revised article|markdown body)"),
     ("placeholders", r"no placeholders like \["),
     ("snippets", r"use only (?:the )?provided snippets"),

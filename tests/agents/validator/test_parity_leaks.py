@@ -71,6 +71,7 @@ def test_tokens_shown_as_code_are_examples() -> None:
         "LEAD WITH STAKES, then explain.",
         "Lead with stakes.\nThread bundle facts through the narrative.\nClose with reflection.",
         "Revise a draft article based on specific fixes.\nReturn complete Markdown body only.",
+        "* Key elements from sources:\n  * hot water and a stiff brush\n  * re-oil after washing",
         "    *   Grounding: Use only provided snippets and web sources.\n"
         "    *   Verify links; no placeholders like [INTERNAL SNIPPET].",
     ],
@@ -80,7 +81,8 @@ def test_echoed_writer_instructions_reject(echo: str) -> None:
     test_returns_marker_for_writer_instruction,
     test_case_insensitive, test_reviser_prompt_echo_is_critical,
     test_writer_persona_and_instruction_leak_is_critical,
-    test_dev_diary_scaffolding_leak_detected"""
+    test_dev_diary_scaffolding_leak_detected; "Key elements from sources:" alone is issue 11's
+    (upstream needs a second tell)"""
     assert_rejected_for_leak(echo + "\n\n" + ARTICLE)
 
 
