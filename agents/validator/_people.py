@@ -35,6 +35,16 @@ _ROLES = (
     r"|expert|consultant|specialist|architect|developer|strategist|lead|officer|partner|sre"
     r"|chief [a-z]+|owner|editor|economist|designer|advisor|adviser|principal|fellow)"
 )
+# Words one of the roles needs (a gate: without any, no name can have a role).
+_ROLE_WORDS = frozenset(
+    {
+        *("ceo", "cto", "cfo", "coo", "cmo", "cio", "ciso", "founder", "co-founder", "cofounder"),
+        *("director", "head", "vp", "svp", "evp", "vice", "president", "manager", "engineer"),
+        *("analyst", "researcher", "scientist", "professor", "expert", "consultant", "specialist"),
+        *("architect", "developer", "strategist", "lead", "officer", "partner", "sre", "chief"),
+        *("owner", "editor", "economist", "designer", "advisor", "adviser", "principal", "fellow"),
+    }
+)
 # A role right after a name (matched on the lowercased text): ", a senior analyst at",
 # " (CTO, ...", " | Staff engineer,", " \u2014 head of product", ":** CFO of".
 _ROLE_AFTER_NAME = re.compile(
@@ -103,6 +113,8 @@ _NOT_FIRST_NAMES = frozenset(
     human_review=True,
 )
 def unsourced_person(ctx: Context) -> Iterator[Hit]:
+    if ctx.words.isdisjoint(_ROLE_WORDS):
+        return
     text, low = ctx.prose, ctx.lower
     for match in word_matches(_ANY_PERSON, text):
         first = match.group(0).split(" ", 1)[0]

@@ -107,6 +107,7 @@ _RATIO = anchored(
     rf"(?:in|out of) (?:\d{{1,3}}|{_UNITS}|ten) {_POPULATION}",
     rf"(?:\d{{1,2}}|{_UNITS}|ten) ",
     8,
+    "0_ 1_ 2_ 3_ 4_ 5_ 6_ 7_ 8_ 9_ one_ two_ three_ four_ five_ six_ seven_ eight_ nine_ ten_",
 )
 
 
