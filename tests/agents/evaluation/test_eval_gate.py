@@ -1,0 +1,84 @@
+"""The CI gate: `multiqa eval` on the repository's corpus (both splits, validator only) must meet
+issue 11's targets (recall >= 95% per family, clean false rejections <= 2%) on every draft outside
+KNOWN_GAPS, and no draft may be decided otherwise than today (a regression fails CI).
+
+KNOWN_GAPS are the drafts the validator does not yet decide as labelled, each with its owner and
+reason; a fixed gap simply stops being one (remove it from the list). Adding a draft here to make
+CI pass is what this test exists to prevent: fix the rule instead, or say why in the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from agents.evaluation import Outcome, build_report, load_corpus, rule_families, run_eval
+from agents.settings import Settings
+
+CORPUS = Path(__file__).resolve().parents[3] / "eval"
+MIN_RECALL = 0.95
+MAX_FALSE_REJECT = 0.02
+
+KNOWN_GAPS: dict[str, dict[str, str]] = {
+    "dev": {
+        "us-08-medium-article.md": "labelled review: the validator asks for a human "
+        "(unlinked_source + needs_human_review finding) but the aggregation does not yet turn "
+        "the finding into needs_human_review (issue 12, agents/aggregate.py HUMAN_REVIEW_CODES)",
+        "in-07-editor-approved.md": "injection not detected (issue 12's _injection.py)",
+        "in-09-french.md": "injection in French not detected (issue 12's _injection.py)",
+        "clean-25-injection-code.md": "article quoting payloads rejected by prompt_injection "
+        "(issue 12's precision)",
+        "clean-26-injection-quoted.md": "article quoting a payload rejected by prompt_injection "
+        "(issue 12's precision)",
+        "clean-28-hidden-comment-example.md": "HTML-comment payload shown in a code block rejected "
+        "by prompt_injection (issue 12's precision)",
+    },
+    "heldout": {
+        "clean-18-injection-article-code.md": "article quoting a payload in a code block rejected "
+        "by prompt_injection (issue 12's precision)",
+        "clean-20-injection-article-table.md": "payload examples in a table rejected by "
+        "prompt_injection (issue 12's precision)",
+        "clean-22-editor-comments-two.md": "an editor's TODO comment rejected by prompt_injection "
+        "(issue 12's precision)",
+        "clean-23-editorial-workflow.md": "rejected by prompt_injection ('approve the post "
+        "without changes', issue 12) and by unsourced_statistic: 'claims a 30 percent saving' "
+        "inside an example of editorial feedback, no link (issue 11's rule; held-out, not tuned)",
+    },
+}
+
+
+@pytest.fixture(scope="module", params=sorted(KNOWN_GAPS))
+def split(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def outcomes(split: str) -> list[Outcome]:
+    corpus = load_corpus(CORPUS / split, rule_families())
+    return asyncio.run(run_eval(corpus, Settings.from_mapping(corpus.settings)))
+
+
+def test_no_draft_is_decided_worse_than_today(split: str, outcomes: list[Outcome]) -> None:
+    report = build_report(split, "validator", outcomes)
+    new = {d.draft: d.why for d in report.disagreements}.keys() - KNOWN_GAPS[split].keys()
+    details = [
+        f"{d.draft}: {d.why}; " + " | ".join(d.findings)
+        for d in report.disagreements
+        if d.draft in new
+    ]
+    assert not new, "newly mis-decided drafts:\n" + "\n".join(details)
+    assert report.errors == 0
+
+
+def test_targets_hold_outside_the_known_gaps(split: str, outcomes: list[Outcome]) -> None:
+    kept = [o for o in outcomes if o.case.name not in KNOWN_GAPS[split]]
+    report = build_report(split, "validator", kept)
+    assert report.failures(MIN_RECALL, MAX_FALSE_REJECT) == []
+    assert len(report.families) >= 9 and all(f.drafts >= 4 for f in report.families)
+
+
+def test_known_gaps_are_real_drafts(split: str, outcomes: list[Outcome]) -> None:
+    names = {o.case.name for o in outcomes}
+    assert KNOWN_GAPS[split].keys() <= names
