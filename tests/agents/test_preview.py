@@ -170,7 +170,9 @@ async def test_preview_hung_subresource_and_endless_script(
     site.pages["/never.png"] = Reply(hang=True)
     site.pages["/spin"] = Reply(200, b"<h1>x</h1><script>while (true) {}</script>", "text/html")
     fake_ollama.always(VISION, ollama_chat(VERDICT))
-    settings = preview_settings.with_overrides(qa_preview_timeout_seconds=4.0)
+    # 8 s, not less: launching Chromium and loading the page take 2-3 s on a busy 2-core machine,
+    # and the hung image must still leave time for "load" to be given up on.
+    settings = preview_settings.with_overrides(qa_preview_timeout_seconds=8.0)
     # An image that never arrives: the page is judged as it stands.
     result = await review_preview(
         make_draft(preview_url=f"{site.url}/stuck"), settings, preview_deps
@@ -181,7 +183,7 @@ async def test_preview_hung_subresource_and_endless_script(
         make_draft(preview_url=f"{site.url}/spin"), settings, preview_deps
     )
     assert result.status is ReviewStatus.SKIPPED
-    assert "did not render within 4s" in result.feedback
+    assert "did not render within 8s" in result.feedback
 
 
 async def test_preview_without_url_or_model(
