@@ -43,7 +43,8 @@ Rules, in order (README "Aggregation rules"):
 8. needs_human_review, with the reasons in the summary: reviewers' scores spread by more than
    `qa_disagreement_spread`; a required or normally-running reviewer missing, skipped or errored
    (not when the decision was made early: then no answer could have approved it); a finding that
-   asks for a human (an ambiguous injection-like text, `possible_prompt_injection`).
+   asks for a human (the validator's `needs_human_review`: a possibly cut list, a named source
+   without a link, an ambiguous injection-like text).
 """
 
 from __future__ import annotations
@@ -74,8 +75,10 @@ CONSISTENCY = "consistency"
 WEB_FACTCHECK = "web_factcheck"
 KNOWN_WRONG_FACT = "known_wrong_fact"
 FACT_VERIFIED = "fact_verified"
-# Findings (any reviewer) that ask for a human whatever the outcome.
-HUMAN_REVIEW_CODES = frozenset({"possible_prompt_injection"})
+# Findings (any reviewer) that ask for a human whatever the outcome: the validator's marker for
+# cases its rules cannot tell from good writing (agents.validator.HUMAN_REVIEW, which lists them;
+# an ambiguous injection-like text is one).
+HUMAN_REVIEW_CODES = frozenset({"needs_human_review"})
 
 # Fixed namespace for decision ids: uuid5(namespace, "<draft_id>:<version>"). Never change it:
 # consumers de-duplicate decisions by this id.

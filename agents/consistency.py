@@ -17,18 +17,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from agents.base import Deps, ReviewerSpec, not_applicable, skipped
+from agents.base import Deps, ReviewerSpec, errored, not_applicable, skipped
 from agents.llm import (
     Prompt,
     ask,
     fence_data,
+    model_unusable,
     read_bool,
     read_list,
     read_score,
     read_text,
     router_for,
     token_budget,
-    unavailable_reason,
     window,
 )
 from agents.llm import answer_schema as S
@@ -139,11 +139,18 @@ async def _judge(
     settings: Settings,
     deps: Deps,
 ) -> tuple[T, Cost] | ReviewerResult:
-    """Run one gate call: the verdict and its cost, or a skipped result saying why there is none."""
+    """Run one gate call: the verdict and its cost, or a result saying why there is none:
+    skipped when the model server does not answer, error when the model cannot work as
+    configured (no key, a bad URL, a model the server does not have: fail closed)."""
     router = router_for(deps, settings)
     model = gate_model(settings)
-    why = await unavailable_reason(router, model, settings)
-    if why:
+    unusable = await model_unusable(router, model, settings)
+    if unusable is not None:
+        if unusable.misconfigured:
+            log.error("[%s] %s v%s: %s", name, draft.draft_id, draft.version, unusable.reason)
+            reason = f"{name} error: misconfigured {model}: {unusable.reason}"
+            return errored(name, _PROVIDER, reason[:2000], cost=Cost(model=model))
+        why = unusable.reason
         log.warning("[%s] %s v%s skipped: %s", name, draft.draft_id, draft.version, why)
         return skipped(name, _PROVIDER, f"{name} skipped: {why}", cost=Cost(model=model))
     budget = await token_budget(
@@ -166,6 +173,10 @@ async def _judge(
         label=name,
     )
     if judgement.value is None:
+        if judgement.failure == "misconfigured":
+            reason = f"{name} error: misconfigured {model}: {judgement.reason}"
+            log.error("[%s] %s v%s: %s", name, draft.draft_id, draft.version, reason)
+            return errored(name, _PROVIDER, reason[:2000], cost=judgement.cost)
         reason = f"{name} skipped: {judgement.reason}"
         log.warning("[%s] %s v%s: %s", name, draft.draft_id, draft.version, reason)
         return skipped(name, _PROVIDER, reason[:2000], cost=judgement.cost)

@@ -4,7 +4,9 @@ Primary model `pipeline_critic_model`, then `qa_fallback_critic_model` when the 
 unreachable, errors, times out, or answers empty/unparseable; every switch is written to the audit
 log as a `critic_fallback` event. A model never grades its own draft: when the writer's model is the
 primary the fallback is used, and when it is both the critic skips. No verdict from any model means
-status skipped, and the aggregation decides on the validator alone.
+status skipped (the model servers are down: the aggregation goes on without the critic), or status
+error when a model cannot work as configured (no or a refused API key, a bad base URL, a model
+the server does not have): that keeps the draft from approval (fail closed, issue 12).
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agents.base import Deps, ReviewerSpec, skipped
+from agents.base import Deps, ReviewerSpec, errored, skipped
 from agents.llm import (
     Prompt,
     ask,
     fence_data,
     model_ref,
+    model_unusable,
     read_bool,
     read_score,
     read_text,
@@ -27,7 +30,6 @@ from agents.llm import (
     same_model,
     token_budget,
     total_cost,
-    unavailable_reason,
     window,
 )
 from agents.llm import answer_schema as S
@@ -134,11 +136,15 @@ async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> Revie
     prompt = build_prompt(draft, settings, deps.now().date().isoformat())
     costs: list[Cost] = []
     failures: list[str] = []
+    misconfigured: list[str] = []  # models that cannot work as configured (key, URL, not pulled)
     for position, model in enumerate(chain):
+        why = ""
         if same_model(model, writer):
             why = f"{model} is the writer's model"
-        else:
-            why = await unavailable_reason(router, model, settings) or ""
+        elif (unusable := await model_unusable(router, model, settings)) is not None:
+            why = unusable.reason
+            if unusable.misconfigured:
+                misconfigured.append(model)
         if not why:
             budget = await token_budget(
                 router,
@@ -174,6 +180,8 @@ async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> Revie
                     cost=total_cost(costs, model=str(model_ref(model))),
                 )
             why = judgement.reason
+            if judgement.failure == "misconfigured":
+                misconfigured.append(model)
         failures.append(f"{model}: {why}")
         if position + 1 < len(chain):
             fallback = chain[position + 1]
@@ -188,9 +196,16 @@ async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> Revie
                     "version": draft.version,
                 },
             )
+    cost = total_cost(costs, model=costs[-1].model) if costs else Cost(model=chain[-1])
+    if misconfigured:
+        # Fail closed: a model that cannot work as configured is an operator's mistake, not an
+        # absent optional service; the draft must not be approved as if the critic were off.
+        reason = "critic error: misconfigured " + ", ".join(misconfigured) + ": "
+        reason += "; ".join(failures)
+        log.error("[critic] %s v%s: %s", draft.draft_id, draft.version, reason)
+        return replace(errored(NAME, _provider(chain[-1]), reason[:2000]), cost=cost)
     reason = "critic skipped: " + "; ".join(failures)
     log.warning("[critic] %s v%s: %s", draft.draft_id, draft.version, reason)
-    cost = total_cost(costs, model=costs[-1].model) if costs else Cost(model=chain[-1])
     return replace(skipped(NAME, _provider(chain[-1]), reason[:2000]), cost=cost)
 
 

@@ -10,6 +10,7 @@ Errors: every provider raises only `LLMError` subclasses:
 
     LLMError (reason: short, safe to show; never contains a key)
     +-- LLMUnavailable      no server, no key, a key refused, a base URL that cannot work
+    |   +-- LLMMisconfigured  of those, the configuration's fault (key, URL, model not there)
     +-- LLMTimeout          the call did not finish within its deadline
     +-- LLMResponseTooLarge the answer was larger than llm_max_response_bytes
     +-- LLMBadResponse      HTTP error, or a body that is not the provider's wire format
@@ -20,9 +21,11 @@ from agents.llm._ask import (
     FencedData,
     Judgement,
     Prompt,
+    Unusable,
     ask,
     fence_data,
     is_thinking_model,
+    model_unusable,
     router_for,
     token_budget,
     unavailable_reason,
@@ -33,6 +36,7 @@ from agents.llm._base import (
     LLMAnswer,
     LLMBadResponse,
     LLMError,
+    LLMMisconfigured,
     LLMProvider,
     LLMResponseTooLarge,
     LLMTimeout,
@@ -83,6 +87,7 @@ __all__ = [
     "LLMAnswer",
     "LLMBadResponse",
     "LLMError",
+    "LLMMisconfigured",
     "LLMProvider",
     "LLMResponseTooLarge",
     "LLMRouter",
@@ -92,6 +97,7 @@ __all__ = [
     "OllamaProvider",
     "OpenAIProvider",
     "Prompt",
+    "Unusable",
     "answer_cost",
     "answer_counts",
     "ask",
@@ -103,6 +109,7 @@ __all__ = [
     "is_local_server",
     "is_thinking_model",
     "model_ref",
+    "model_unusable",
     "ollama_url",
     "on_answer",
     "openai_url",

@@ -24,6 +24,7 @@ from agents.llm._base import (
     LLMAnswer,
     LLMBadResponse,
     LLMError,
+    LLMMisconfigured,
     LLMResponseTooLarge,
     LLMTimeout,
     LLMUnavailable,
@@ -189,9 +190,11 @@ def _translate(exc: BaseException, where: str, timeout: float, limit: int) -> LL
     ):
         return LLMTimeout(f"{where} did not answer within {timeout:g}s")
     if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
-        return LLMUnavailable(
+        return LLMMisconfigured(
             f"the Anthropic API rejected the key (HTTP {exc.status_code}); check ANTHROPIC_API_KEY"
         )
+    if isinstance(exc, anthropic.NotFoundError):  # the model (or the endpoint) is not there
+        return LLMMisconfigured(f"{where} failed: HTTP 404: {str(exc.message)[:200]}")
     if isinstance(exc, anthropic.APIStatusError):
         return LLMBadResponse(f"{where} failed: HTTP {exc.status_code}: {str(exc.message)[:200]}")
     if isinstance(exc, anthropic.APIConnectionError):

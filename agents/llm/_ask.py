@@ -18,6 +18,7 @@ from agents.llm._base import (
     LLMAnswer,
     LLMBadResponse,
     LLMError,
+    LLMMisconfigured,
     LLMResponseTooLarge,
     LLMTimeout,
     LLMUnavailable,
@@ -35,6 +36,7 @@ log = logging.getLogger("multiqa.llm")
 T = TypeVar("T")
 
 _FAILURES: dict[type[LLMError], str] = {
+    LLMMisconfigured: "misconfigured",
     LLMUnavailable: "unavailable",
     LLMTimeout: "timeout",
     LLMResponseTooLarge: "too_large",
@@ -112,27 +114,49 @@ async def token_budget(
     return standard
 
 
-async def unavailable_reason(router: LLMRouter, model: str, settings: Settings) -> str | None:
-    """Why `model` cannot be asked at all, or None: a model id without a provider, no backend, a
-    configuration no request gets past (bad base URL, no key), a server that does not answer, or
-    (OpenAI-compatible servers) a model the server does not list."""
+@dataclass(frozen=True, slots=True)
+class Unusable:
+    """Why a model cannot be asked. `misconfigured`: the configuration's fault (a model id
+    without a provider, no backend, a bad base URL, no or a refused key, a model the server does
+    not serve), which a reviewer reports as an error; otherwise the server does not answer (an
+    optional service absent), which a reviewer reports as skipped (agents.base)."""
+
+    reason: str
+    misconfigured: bool
+
+
+async def model_unusable(router: LLMRouter, model: str, settings: Settings) -> Unusable | None:
+    """Why `model` cannot be asked at all (see `Unusable`), or None."""
     try:
         ref = model_ref(model, require_provider=True)
         provider, _ = router.resolve(ref)
     except (ValueError, LLMUnavailable) as exc:
-        return str(exc)
+        return Unusable(str(exc), True)
     problem = _call(provider, "unusable")
     if problem:
-        return problem
+        return Unusable(problem, True)
     if not await router.healthy(ref):
         if ref.provider == "ollama":
-            return (
-                f"Ollama not available or health check timed out after "
-                f"{settings.ollama_health_timeout_seconds:g}s"
+            detail = getattr(provider, "last_health_problem", None)
+            return Unusable(
+                detail
+                or f"Ollama not available or health check timed out after "
+                f"{settings.ollama_health_timeout_seconds:g}s",
+                bool(detail),
             )
         detail = getattr(provider, "last_health_problem", None)
-        return detail or f"{ref.provider} is not usable"
-    return _call(provider, "model_problem", ref.name)
+        misconfigured = bool(getattr(provider, "last_health_misconfigured", False))
+        return Unusable(detail or f"{ref.provider} is not usable", misconfigured)
+    problem = _call(provider, "model_problem", ref.name)
+    return Unusable(problem, True) if problem else None
+
+
+async def unavailable_reason(router: LLMRouter, model: str, settings: Settings) -> str | None:
+    """Why `model` cannot be asked at all, or None: a model id without a provider, no backend, a
+    configuration no request gets past (bad base URL, no key), a server that does not answer, or
+    (OpenAI-compatible servers) a model the server does not list."""
+    found = await model_unusable(router, model, settings)
+    return found.reason if found is not None else None
 
 
 def _call(provider: object, method: str, *args: str) -> str | None:

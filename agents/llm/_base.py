@@ -62,6 +62,13 @@ class LLMUnavailable(LLMError):
     """The provider cannot be reached or is not configured (no server, no API key)."""
 
 
+class LLMMisconfigured(LLMUnavailable):
+    """The configuration cannot work, whatever the server's health: no API key or a key refused,
+    a base URL that cannot work, a model the server does not have. Unlike a server that is down
+    (an optional service absent: the reviewer skips), this is an operator's mistake, and the
+    reviewer reports an error so the draft is not approved without the check (issue 12)."""
+
+
 class LLMTimeout(LLMError):
     """The call did not finish within its timeout."""
 

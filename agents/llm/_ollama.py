@@ -22,6 +22,7 @@ from agents.llm._base import (
     LLMAnswer,
     LLMBadResponse,
     LLMError,
+    LLMMisconfigured,
     LLMResponseTooLarge,
     LLMTimeout,
     LLMUnavailable,
@@ -158,6 +159,10 @@ def _translate(exc: BaseException, where: str, timeout: float, limit: int, host:
     if isinstance(exc, BodyTooLarge):
         return LLMResponseTooLarge(f"{where} answered more than {limit} bytes")
     if isinstance(exc, ollama.ResponseError):
+        if exc.status_code == 404:  # /api/chat and /api/show answer 404 for a model not pulled
+            return LLMMisconfigured(
+                f"{where}: the model is not on the Ollama server at {host}: {str(exc.error)[:200]}"
+            )
         return LLMBadResponse(f"{where} failed: HTTP {exc.status_code}: {str(exc.error)[:200]}")
     if isinstance(exc, ConnectionError | httpx.TransportError):
         return LLMUnavailable(f"Ollama at {host} is not reachable ({type(exc).__name__})")

@@ -35,6 +35,7 @@ from agents.llm._base import (
     LLMAnswer,
     LLMBadResponse,
     LLMError,
+    LLMMisconfigured,
     LLMResponseTooLarge,
     LLMTimeout,
     LLMUnavailable,
@@ -75,6 +76,7 @@ class OpenAIProvider:
         # The last listing: model ids (and aliases) the server serves; None when it has none.
         self._served: frozenset[str] | None = None
         self.last_health_problem: str | None = None
+        self.last_health_misconfigured = False  # the last health problem was the configuration's
 
     # --- configuration ------------------------------------------------------------------------
 
@@ -223,6 +225,7 @@ class OpenAIProvider:
             listed = await self.list_models()
         except LLMError as exc:
             self.last_health_problem = exc.reason
+            self.last_health_misconfigured = isinstance(exc, LLMMisconfigured)
             return False
         except Exception as exc:  # listing pages the SDK could not read
             self.last_health_problem = f"listing failed: {type(exc).__name__}"
@@ -307,9 +310,11 @@ def _translate(exc: BaseException, where: str, timeout: float, limit: int, url: 
     ):
         return LLMTimeout(f"{where} did not answer within {timeout:g}s")
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-        return LLMUnavailable(
+        return LLMMisconfigured(
             f"{url} rejected the API key (HTTP {exc.status_code}); check OPENAI_API_KEY"
         )
+    if isinstance(exc, openai.NotFoundError):  # the model (or the endpoint) is not there
+        return LLMMisconfigured(f"{where} failed: HTTP 404: {str(exc.message)[:200]}")
     if isinstance(exc, openai.APIStatusError):
         return LLMBadResponse(f"{where} failed: HTTP {exc.status_code}: {str(exc.message)[:200]}")
     if isinstance(exc, openai.APIConnectionError):

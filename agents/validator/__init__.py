@@ -14,10 +14,11 @@ the aggregation turns it into the decision's `needs_human_review` (`asks_for_hum
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 
-from agents.base import Deps, ReviewerSpec
-from agents.facts import FactOverride, load_facts
+from agents.base import Deps, ReviewerSpec, errored
+from agents.facts import FactOverride, FactsUnavailable, load_facts_checked
 from agents.settings import Settings
 
 # Importing the family modules registers their rules (order = report order for equal offsets).
@@ -66,16 +67,21 @@ def _human_review_note(report: ValidationReport) -> tuple[Finding, ...]:
 async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> ReviewerResult:
     notes: list[Finding] = []
     facts: tuple[FactOverride, ...] = ()
+    unavailable = ""
     if deps.facts is not None:
         facts = tuple(deps.facts)
     elif deps.pool is not None:
         try:
-            facts = await load_facts(deps.pool)
-        except Exception as exc:  # the database being down must not stop the other rules
-            log.warning("fact_overrides could not be loaded: %s", exc)
-            notes.append(
-                Finding("facts_unavailable", Severity.INFO, f"known-wrong facts not checked: {exc}")
-            )
+            loaded = await load_facts_checked(deps.pool)
+        except FactsUnavailable as exc:
+            # The other rules still run (a critical still rejects), but without the facts the
+            # review is incomplete: it fails closed (agents.facts).
+            log.warning("validator %s v%s: %s", draft.draft_id, draft.version, exc)
+            unavailable = str(exc)
+        else:
+            facts = loaded.facts
+            if loaded.stale:
+                notes.append(Finding("facts_stale", Severity.INFO, loaded.stale[:500]))
 
     def run() -> ValidationReport:
         return validate(
@@ -83,13 +89,23 @@ async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> Revie
         )
 
     report = await asyncio.to_thread(run) if len(draft.content) > _THREAD_ABOVE_CHARS else run()
+    findings = report.findings + _human_review_note(report) + tuple(notes)
+    if unavailable and report.approved:
+        # Nothing else rejects it, and the known-wrong-fact check could not run: an error
+        # (the aggregation keeps the draft from approval and asks for a human).
+        message = f"{unavailable}; the known-wrong-fact check did not run ({report.summary()})"
+        return dataclasses.replace(
+            errored(NAME, Provider.PROGRAMMATIC, message[:2000]), findings=findings
+        )
+    if unavailable:
+        findings += (Finding("facts_unavailable", Severity.INFO, unavailable[:500]),)
     return ReviewerResult(
         NAME,
         report.approved,
         report.score,
         report.summary(),
         Provider.PROGRAMMATIC,
-        findings=report.findings + _human_review_note(report) + tuple(notes),
+        findings=findings,
     )
 
 

@@ -19,19 +19,20 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from agents.base import Deps, not_applicable, skipped
+from agents.base import Deps, errored, not_applicable, skipped
 from agents.llm import (
     AnswerError,
     Prompt,
+    Unusable,
     ask,
     fence_data,
+    model_unusable,
     read_list,
     read_score,
     read_scores,
     read_text,
     router_for,
     token_budget,
-    unavailable_reason,
 )
 from agents.llm import answer_schema as S
 from agents.net import FetchError, URLRefused, client_for
@@ -56,22 +57,33 @@ PREVIEW_MAX_SIDE = 4096
 
 
 def _no_verdict(
-    name: str, draft: DraftSubmitted, cause: str, *, cost: Cost | None = None
+    name: str,
+    draft: DraftSubmitted,
+    cause: str,
+    *,
+    cost: Cost | None = None,
+    misconfigured: bool = False,
 ) -> ReviewerResult:
+    """Skipped with the cause; an error when the model cannot work as configured (fail closed:
+    a vision model that is not pulled, has no vision capability or has no key is a mistake)."""
     log.warning("[VISION_QA] %s %s v%s: no verdict: %s", name, draft.draft_id, draft.version, cause)
-    result = skipped(name, _PROVIDER, f"{name} skipped: {cause}"[:2000], cost=cost)
+    if misconfigured:
+        result = errored(name, _PROVIDER, f"{name} error: {cause}"[:2000], cost=cost)
+    else:
+        result = skipped(name, _PROVIDER, f"{name} skipped: {cause}"[:2000], cost=cost)
     finding = Finding("vision_scorer_unavailable", Severity.INFO, cause[:500])
     return dataclasses.replace(result, findings=(finding,))
 
 
-async def _model_problem(model: str, settings: Settings, deps: Deps) -> str | None:
+async def _model_problem(model: str, settings: Settings, deps: Deps) -> Unusable | None:
     router = router_for(deps, settings)
-    why = await unavailable_reason(router, model, settings)
-    if why:
-        return f"vision model unreachable: {why}"
+    unusable = await model_unusable(router, model, settings)
+    if unusable is not None:
+        what = "misconfigured" if unusable.misconfigured else "unreachable"
+        return Unusable(f"vision model {what}: {unusable.reason}", unusable.misconfigured)
     capabilities = await router.capabilities(model)
     if capabilities is not None and "vision" not in capabilities:
-        return f"model {model} has no vision capability (it cannot see images)"
+        return Unusable(f"model {model} has no vision capability (it cannot see images)", True)
     return None
 
 
@@ -183,7 +195,7 @@ async def review_images(draft: DraftSubmitted, settings: Settings, deps: Deps) -
         return _no_verdict(name, draft, f"no images to judge in the draft ({'; '.join(problems)})")
     problem = await _model_problem(model, settings, deps)
     if problem:
-        return _no_verdict(name, draft, problem)
+        return _no_verdict(name, draft, problem.reason, misconfigured=problem.misconfigured)
 
     async with client_for(deps.http, settings) as http:
         loaded = await asyncio.gather(
@@ -220,7 +232,13 @@ async def review_images(draft: DraftSubmitted, settings: Settings, deps: Deps) -
     )
     verdict = judgement.value
     if verdict is None:
-        return _no_verdict(name, draft, judgement.reason, cost=judgement.cost)
+        return _no_verdict(
+            name,
+            draft,
+            judgement.reason,
+            cost=judgement.cost,
+            misconfigured=judgement.failure == "misconfigured",
+        )
     threshold = settings.qa_vision_pass_threshold
     lines = []
     for i, ((ref, _), score) in enumerate(zip(usable, verdict.scores, strict=True)):
@@ -293,7 +311,7 @@ async def review_preview(draft: DraftSubmitted, settings: Settings, deps: Deps) 
         return not_applicable(name, _PROVIDER, "the draft has no preview_url")
     problem = await _model_problem(model, settings, deps)
     if problem:
-        return _no_verdict(name, draft, problem)
+        return _no_verdict(name, draft, problem.reason, misconfigured=problem.misconfigured)
     screenshotter = deps.screenshotter or PlaywrightScreenshotter()
     try:
         async with client_for(deps.http, settings) as http:
@@ -317,7 +335,13 @@ async def review_preview(draft: DraftSubmitted, settings: Settings, deps: Deps) 
     )
     verdict = judgement.value
     if verdict is None:
-        return _no_verdict(name, draft, judgement.reason, cost=judgement.cost)
+        return _no_verdict(
+            name,
+            draft,
+            judgement.reason,
+            cost=judgement.cost,
+            misconfigured=judgement.failure == "misconfigured",
+        )
     threshold = settings.qa_preview_pass_threshold
     findings = tuple(Finding("preview_issue", Severity.WARNING, issue) for issue in verdict.issues)
     feedback = f"Rendered preview scored {verdict.score:g} (pass at {threshold:g})."

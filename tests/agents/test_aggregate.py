@@ -476,11 +476,13 @@ def test_a_missing_normally_running_reviewer_asks_for_a_human() -> None:
 
 
 def test_findings_that_ask_for_a_human() -> None:
-    hint = Finding("possible_prompt_injection", Severity.WARNING, "text addressed to the reviewer")
+    from agents.validator import HUMAN_REVIEW
+
+    hint = Finding(HUMAN_REVIEW, Severity.INFO, "a person should decide: possible_prompt_injection")
     outcome = aggregate([r("validator", 97, findings=(hint,)), r("critic", 90), na("urls")], S)
     assert outcome.approved and outcome.needs_human_review
     assert outcome.review_reasons == (
-        "validator: possible_prompt_injection: text addressed to the reviewer",
+        "validator: needs_human_review: a person should decide: possible_prompt_injection",
     )
 
 

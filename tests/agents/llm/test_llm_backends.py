@@ -26,6 +26,7 @@ from agents.llm import (
     AnthropicProvider,
     ChatMessage,
     LLMBadResponse,
+    LLMMisconfigured,
     LLMResponseTooLarge,
     LLMRouter,
     LLMTimeout,
@@ -146,7 +147,8 @@ async def test_ollama_failures_become_llm_errors(
 
 
 async def test_ollama_unknown_model(ollama_server: FakeOllama) -> None:
-    with pytest.raises(LLMBadResponse, match="not found"):
+    # a model the server does not have is the configuration's fault (issue 12: fail closed)
+    with pytest.raises(LLMMisconfigured, match=r"not on the Ollama server.*not found"):
         await chat(ollama(ollama_server.url), "llama9:1t")
 
 

@@ -254,7 +254,8 @@ async def test_a_model_the_server_does_not_list_falls_back_with_an_audit_row(
     assert [b["model"] for b in server.chats()] == [MODEL]  # gpt-4o was never asked
 
 
-# --- bad input: one clear skipped result each --------------------------------------------------
+# --- bad input: one clear skipped result each; a configuration that cannot work is an error ----
+# (issue 12: a missing or refused key, a bad URL or model id keeps the draft from approval)
 
 
 async def test_html_200_is_a_skipped_critic_with_the_reason(server: FakeOpenAI) -> None:
@@ -273,14 +274,16 @@ async def test_a_score_of_150_is_refused_not_clamped(server: FakeOpenAI) -> None
     assert "quality_score 150 is outside 0-100" in result.feedback
 
 
-async def test_a_model_id_without_provider_skips_with_how_to_write_it(server: FakeOpenAI) -> None:
+async def test_a_model_id_without_provider_is_an_error_saying_how_to_write(
+    server: FakeOpenAI,
+) -> None:
     settings = settings_for(server, pipeline_critic_model="qwen2.5:7b", qa_gate_model="gpt-4o")
     deps = deps_for(settings)
     result = await critic.review(make_draft(), settings, deps)
-    assert result.status is ReviewStatus.SKIPPED
+    assert result.status is ReviewStatus.ERROR
     assert "'qwen2.5:7b' names no provider; write provider/model" in result.feedback
     gate = await review_consistency(make_draft(), settings, deps)
-    assert gate.status is ReviewStatus.SKIPPED and "'gpt-4o' names no provider" in gate.feedback
+    assert gate.status is ReviewStatus.ERROR and "'gpt-4o' names no provider" in gate.feedback
     assert server.chats() == []
 
 
@@ -307,18 +310,18 @@ async def test_a_model_id_without_provider_skips_with_how_to_write_it(server: Fa
         ),
     ],
 )
-async def test_a_base_url_that_cannot_work_skips_with_the_reason(
+async def test_a_base_url_that_cannot_work_is_an_error_with_the_reason(
     changes: dict[str, Any], needle: str
 ) -> None:
     settings = Settings(
         pipeline_critic_model=f"openai/{MODEL}", qa_fallback_critic_model="", **FAST
     ).with_overrides(**changes)
     result = await critic.review(make_draft(), settings, deps_for(settings))
-    assert result.status is ReviewStatus.SKIPPED and needle in result.feedback
+    assert result.status is ReviewStatus.ERROR and needle in result.feedback
     assert "sk-secret-123" not in result.feedback
 
 
-async def test_an_empty_key_for_the_hosted_api_skips(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_empty_key_for_the_hosted_api_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "  ")
     settings = Settings(
         openai_base_url="https://api.openai.com/v1",
@@ -329,7 +332,7 @@ async def test_an_empty_key_for_the_hosted_api_skips(monkeypatch: pytest.MonkeyP
     result = await critic.review(
         make_draft(), settings, Deps(llm=LLMRouter.from_settings(settings))
     )
-    assert result.status is ReviewStatus.SKIPPED
+    assert result.status is ReviewStatus.ERROR
     assert "no OpenAI API key (set OPENAI_API_KEY; it is empty or unset)" in result.feedback
 
 
@@ -341,7 +344,7 @@ async def test_a_refused_key_never_reaches_feedback_or_logs(
     wrong = "sk-wrong-but-still-secret-4242"
     caplog.set_level(logging.DEBUG)
     result = await critic.review(make_draft(), settings, deps_for(settings, key=wrong))
-    assert result.status is ReviewStatus.SKIPPED
+    assert result.status is ReviewStatus.ERROR
     assert "rejected the API key (HTTP 401)" in result.feedback
     with pytest.raises(LLMUnavailable) as caught:
         await chat(provider(f"{server.url}/v1", key=wrong))

@@ -116,16 +116,24 @@ def test_validator_spec_and_review() -> None:
     assert "1 critical" in result.feedback
 
 
-def test_review_without_database_still_validates() -> None:
+def test_review_without_facts_fails_closed() -> None:
+    """fact_overrides unreadable and no earlier copy: the known-wrong-fact check cannot run, so
+    the result is an error (the aggregation keeps the draft from approval), never a clean 100;
+    the other rules still run, and a critical among them still rejects (issue 12)."""
+
     class BrokenPool:
         async def fetch(self, *args: object) -> list[object]:
             raise ConnectionError("database is down")
 
     draft = DraftSubmitted("d1", 1, "T", CLEAN)
     result = asyncio.run(run_reviewer(SPECS[0], draft, Settings(), Deps(pool=BrokenPool())))
-    assert result.status == ReviewStatus.OK and result.score == 100.0
-    (note,) = result.findings
-    assert note.code == "facts_unavailable" and note.severity == Severity.INFO
+    assert result.status == ReviewStatus.ERROR and not result.approved
+    assert "fact_overrides unreadable and no earlier copy: ConnectionError" in result.feedback
+    critical = DraftSubmitted("d2", 1, "T", CLEAN + "\n[IMAGE-1: a laptop]\n")
+    result = asyncio.run(run_reviewer(SPECS[0], critical, Settings(), Deps(pool=BrokenPool())))
+    assert result.status == ReviewStatus.OK and not result.approved  # short-circuits as usual
+    assert result.findings[-1].code == "facts_unavailable"
+    assert result.findings[-1].severity == Severity.INFO
 
 
 @pytest.mark.parametrize("niche", [None, "tech"])
