@@ -34,6 +34,7 @@ _PAST = (
 
 _WE = rf"(?:i|we|my team|our team)(?:{_A}(?:ve|d))?"
 # Every anecdote has a first-person pronoun: without one among the draft's words, skip it.
+_I_WE_TEAM = "i we i've i\u2019ve we've we\u2019ve i'd i\u2019d team"
 _I_WE = "i we i've i\u2019ve we've we\u2019ve i'd i\u2019d i'm i\u2019m"
 _ANECDOTES = (
     anchored(
@@ -116,14 +117,15 @@ _ANECDOTES = (
         "told asked showed taught warned reminded assured",
         r"(?:told|asked|showed|taught|warned|reminded|assured) me(?![a-z])",
     ),
-    anchored("last", rf"last {_PERIOD},? {_WE} [a-z]"),
-    anchored("recently", rf"recently,? {_WE} [a-z]"),
-    anchored("day", rf"the other day,? {_WE} [a-z]"),
+    anchored("last", rf"last {_PERIOD},? {_WE} [a-z]", also=_I_WE_TEAM),
+    anchored("recently", rf"recently,? {_WE} [a-z]", also=_I_WE_TEAM),
+    anchored("day", rf"other day,? {_WE} [a-z]", "the ", 4, also=_I_WE_TEAM),
     anchored(
         "ago",
         rf"(?:days|weeks|months|years) ago,? {_WE} [a-z]",
         r"(?:a (?:few|couple of)|two|three|four|five|six|\d{1,2}) ",
         16,
+        also=_I_WE_TEAM,
     ),
     anchored(
         "last",

@@ -103,10 +103,7 @@ _PLAN_PHRASES = phrases(
     ("fix fixes", r"the fix(?:es)? list(?![a-z])"),
     # paraphrased expand/revise instructions (upstream's "instruction shapes")
     ("expand", r"expand (?:a|an|the|this) (?:[\w~-]+ ){0,3}draft(?![a-z])"),
-    (
-        "approximately closer about around",
-        r"to (?:approximately|closer to|about|around) ~?\d[\d,]* words(?![a-z])",
-    ),
+    ("words", r"(?:approximately|closer to|about|around) ~?\d[\d,]* words(?![a-z])"),
     ("pad padding", r"(?:do not|don['\u2019]?t) pad(?![a-z])|no padding(?![a-z])"),
     ("preamble", r"no preamble(?![a-z])"),
     ("preserve", r"preserve (?:all|every|existing) (?:facts|headings|links)(?![a-z])"),
@@ -197,7 +194,7 @@ _DELIBERATION_TELLS = phrases(
         r"|requires|specifies|is asking|explicitly)(?![a-z])",
     ),
     (
-        "i'll i\u2019ll will should need",
+        "i i'll i\u2019ll",
         r"i(?:['\u2019]ll| will| should| need to) (?:keep it|keep the|structure|avoid|mention|cover"
         r"|aim for|start with|open with|end with|make sure|stay|write about)(?![a-z])",
     ),

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 
 from agents.validator._core import Context, Hit, rule
 from agents.validator._text import (
-    anchored,
-    anchored_matches,
+    at_word_start,
     paragraph_has_source,
     phrase_matches,
     phrases,
@@ -101,14 +100,24 @@ _SHAPES = phrases(
     ),
 )
 _SHAPE_GATE = frozenset().union(*(gate for gate, _ in _SHAPES))
-# "3 in 4 shoppers", "one out of five adults": found from "in"/"out of", the number before it.
-_RATIO = anchored(
-    "in out",
-    rf"(?:in|out of) (?:\d{{1,3}}|{_UNITS}|ten) {_POPULATION}",
-    rf"(?:\d{{1,2}}|{_UNITS}|ten) ",
-    8,
-    "0_ 1_ 2_ 3_ 4_ 5_ 6_ 7_ 8_ 9_ one_ two_ three_ four_ five_ six_ seven_ eight_ nine_ ten_",
-)
+# "3 in 4 shoppers", "one out of five adults": found from " in " / " out of " (str.find, C speed;
+# a pattern starting with a number alternation would be tried at most positions), then the
+# number before and the number and population after.
+_RATIO_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_RATIO_BEFORE = re.compile(rf"(?:\d{{1,2}}|{_UNITS}|ten)$")
+_RATIO_AFTER = re.compile(rf"(?:in|out of) (?:\d{{1,3}}|{_UNITS}|ten) {_POPULATION}")
+
+
+def _ratios(low: str) -> Iterator[tuple[int, int]]:
+    for needle in (" in ", " out of "):
+        pos = low.find(needle)
+        while pos != -1:
+            if pos and (low[pos - 1].isdigit() or low.endswith(_RATIO_WORDS, max(0, pos - 6), pos)):
+                before = _RATIO_BEFORE.search(low, max(0, pos - 8), pos)
+                after = _RATIO_AFTER.match(low, pos + 1)
+                if before is not None and after is not None and at_word_start(low, before.start()):
+                    yield before.start(), after.end()
+            pos = low.find(needle, pos + 1)
 
 
 @rule(
@@ -125,7 +134,7 @@ def unsourced_statistic(ctx: Context) -> Iterator[Hit]:
         found += _percent_effects(low)
     if ctx.has_any(_SHAPE_GATE):
         found += [(m.start(), m.end()) for m in phrase_matches(_SHAPES, low, ctx.words)]
-    found += anchored_matches((_RATIO,), low, ctx.words)
+    found += _ratios(low)
     last_end = -1
     for start, end in sorted(found):
         if start < last_end:

@@ -148,8 +148,9 @@ _SOURCES_HEADING = re.compile(
 _ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)$")
 _HEADING = re.compile(r"^#{1,6}(?:\s|$)")
 _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
-_OPEN_LINK_URL = re.compile(r"!?\[[^\]\n]{0,500}\]\([^)\s]{0,2000}$")
-_OPEN_LINK_TEXT = re.compile(r"!?\[[^\]\n]{0,500}$")
+# No optional "!" in front: a pattern starting with a literal "[" lets `re` jump between brackets.
+_OPEN_LINK_URL = re.compile(r"\[[^\]\n]{0,500}\]\([^)\s]{0,2000}$")
+_OPEN_LINK_TEXT = re.compile(r"\[[^\]\n]{0,500}$")
 _OPEN_TAG = re.compile(r"<[a-zA-Z!/][^<>\n]{0,2000}$")
 _LINK_END = re.compile(r"(?:\]\([^)\s]{0,2000}\)|https?://\S{0,2000}|\]|>)$")
 _MAX_TAIL_LINES = 60
@@ -199,7 +200,14 @@ def _peel_sources(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
 
 
 def _is_bare_link(line: str) -> bool:
-    return line.startswith(("<http", "http", "[", "[^")) and bool(_LINK_END.search(line))
+    return line.startswith(("<http", "http", "[", "[^")) and _ends_with_link(line)
+
+
+def _ends_with_link(line: str) -> bool:
+    """The line ends with a link, a URL, a closed bracket or tag (checked cheaply first)."""
+    if not line or (line[-1] not in ")]>" and "http" not in line):
+        return False
+    return bool(_LINK_END.search(line))
 
 
 def _judge(line: str, lines: list[tuple[int, str]]) -> tuple[str, bool] | None:
@@ -208,11 +216,12 @@ def _judge(line: str, lines: list[tuple[int, str]]) -> tuple[str, bool] | None:
         return "ends at a heading with no section body", True
     if _RULE.match(line):
         return None
-    if _OPEN_LINK_URL.search(line):
-        return "ends inside a link's URL", True
-    if _OPEN_LINK_TEXT.search(line):
-        return "ends inside a link's text", True
-    if _OPEN_TAG.search(line):
+    if "[" in line:
+        if _OPEN_LINK_URL.search(line):
+            return "ends inside a link's URL", True
+        if _OPEN_LINK_TEXT.search(line):
+            return "ends inside a link's text", True
+    if "<" in line and _OPEN_TAG.search(line):
         return "ends inside an HTML tag", True
     item = _ITEM.match(line)
     if item is not None:
@@ -224,7 +233,7 @@ def _judge(line: str, lines: list[tuple[int, str]]) -> tuple[str, bool] | None:
             return None
         rows = [other for _, other in lines if other.startswith("|")]
         return _judge_sibling(line, rows, row=True)
-    if line.startswith(("<", "![")) or _LINK_END.search(line):
+    if line.startswith(("<", "![")) or _ends_with_link(line):
         return None
     core = _core(line.lstrip("> \t"))
     if not core:
@@ -241,7 +250,7 @@ def _judge_sibling(item: str, siblings: list[str], *, row: bool = False) -> tupl
     either; it is cut when it stops on a word no sentence ends with; otherwise it may be either."""
     what = "table row" if row else "list item"
     core = _core(item.rstrip("| \t") if row else item)
-    if not core or _LINK_END.search(core) or (not row and _finished(core)):
+    if not core or _ends_with_link(core) or (not row and _finished(core)):
         return None
     # A cut item is a phrase stopped short; a one- or two-word item ("- Go", "- c") is a label.
     if core[-1] == "," or (len(core.split()) >= 3 and _fragment(core)):
