@@ -23,9 +23,9 @@ MAX_FALSE_REJECT = 0.02
 
 KNOWN_GAPS: dict[str, dict[str, str]] = {
     "dev": {
-        "us-08-medium-article.md": "labelled review: the validator asks for a human "
-        "(unlinked_source + needs_human_review finding) but the aggregation does not yet turn "
-        "the finding into needs_human_review (issue 12, agents/aggregate.py HUMAN_REVIEW_CODES)",
+        "clean-08-ends-numbered.md": "held for review by design, not rejected: the last numbered "
+        "step lacks the full stop its five siblings have, which possibly_truncated cannot tell "
+        "from a cut (a person decides; issue 11's choice over rejecting)",
         "in-07-editor-approved.md": "injection not detected (issue 12's _injection.py)",
         "in-09-french.md": "injection in French not detected (issue 12's _injection.py)",
         "clean-25-injection-code.md": "article quoting payloads rejected by prompt_injection "
