@@ -63,6 +63,9 @@ def rows(report: dict[str, Any]) -> dict[str, str]:
     out["clean false rejections"] = (
         f"{clean['false_reject_rate']:.1%} ({clean['rejected']}/{clean['drafts']})"
     )
+    out["clean held for review"] = (
+        f"{clean['review'] / clean['drafts']:.1%} ({clean['review']}/{clean['drafts']})"
+    )
     return out
 
 
