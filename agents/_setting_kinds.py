@@ -97,6 +97,10 @@ def _base_url(key: str, value: str, *, provider: str) -> str:
     can use. A URL carrying credentials is refused before it reaches app_settings."""
     from agents.llm import base_url_problem
 
+    if "@" in value:  # maybe credentials: refused before _url could quote the value
+        problem = base_url_problem(provider, value.strip())
+        if problem:
+            raise SettingsError(f"setting {key}: {problem}")
     text = _url(key, value, optional=True)
     problem = base_url_problem(provider, text) if text else None
     if problem:

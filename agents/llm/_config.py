@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from urllib.parse import urlsplit
 
 from agents.settings import Settings
@@ -65,7 +66,7 @@ def openai_url(settings: Settings) -> str:
     A URL with no path gets "/v1" (every OpenAI-compatible server serves the API there)."""
     raw = settings.openai_base_url.strip() or os.environ.get("OPENAI_BASE_URL", "").strip()
     url = (raw or OPENAI_DEFAULT).rstrip("/")
-    if urlsplit(url).path in ("", "/"):
+    if _host_and_path(url)[1] in ("", "/"):
         url += "/v1"
     return url
 
@@ -84,6 +85,12 @@ def base_url_problem(provider: str, url: str) -> str | None:
     label = {"ollama": "Ollama", "openai": "OpenAI-compatible", "anthropic": "Anthropic"}.get(
         provider, provider
     )
+    # Credentials first, before anything that would quote the URL (a key in it, followed by a
+    # port that is not a number, must not reach the message).
+    if _carries_credentials(url):
+        key = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(provider)
+        where = f"put the key in {key}" if key else "Ollama takes no credentials in its URL"
+        return f"{label} base URL carries credentials (user:password@); {where}"
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (raises ValueError on a port that is not a number)
@@ -91,10 +98,6 @@ def base_url_problem(provider: str, url: str) -> str | None:
         return f"{label} base URL {_shown(url)} is not a URL ({exc})"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"{label} base URL {_shown(url)} must be http(s)://host[:port]"
-    if parts.username is not None or parts.password is not None:
-        key = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(provider)
-        where = f"put the key in {key}" if key else "Ollama takes no credentials in its URL"
-        return f"{label} base URL carries credentials (user:password@); {where}"
     if parts.query or parts.fragment:
         return f"{label} base URL {_shown(url)} must not have a query or fragment"
     path = parts.path.rstrip("/")
@@ -114,7 +117,7 @@ def base_url_problem(provider: str, url: str) -> str | None:
 def is_local_server(url: str) -> bool:
     """Whether a server at `url` runs on hardware we power (loopback, private, link-local or a
     .local name): its calls cost energy, not per-token prices."""
-    host = (urlsplit(url).hostname or "").lower()
+    host = _host_and_path(url)[0]
     if host in ("localhost", "host.docker.internal") or host.endswith((".local", ".localhost")):
         return True
     try:
@@ -125,17 +128,30 @@ def is_local_server(url: str) -> bool:
 
 
 def is_hosted_openai(url: str) -> bool:
-    return (urlsplit(url).hostname or "").lower() == OPENAI_HOSTED
+    return _host_and_path(url)[0] == OPENAI_HOSTED
+
+
+def _host_and_path(url: str) -> tuple[str, str]:
+    """(host in lower case, path) of `url`; ("", "") for one that does not parse, which
+    `base_url_problem` then explains (the router is built before anyone asks it)."""
+    try:
+        parts = urlsplit(url)
+        return (parts.hostname or "").lower(), parts.path
+    except ValueError:
+        return "", ""
+
+
+def _carries_credentials(url: str) -> bool:
+    """Whether `url` has a user:password@ part, read from the text itself (urlsplit raises on
+    some such URLs, e.g. a bad port or IPv6 literal after the credentials)."""
+    _, sep, rest = url.strip().partition("//")
+    authority = rest if sep else url.strip()
+    return "@" in re.split(r"[/?#]", authority, maxsplit=1)[0]
 
 
 def _shown(url: str) -> str:
     """A URL for an error message, without any credentials it carries."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return repr(url[:80])
-    if parts.username is not None or parts.password is not None:
-        host = parts.hostname or ""
-        netloc = f"***@{host}" + (f":{parts.port}" if parts.port else "")
-        return repr(parts._replace(netloc=netloc).geturl()[:120])
-    return repr(url[:120])
+    return repr(_CREDENTIALS.sub(r"\1***@", url)[:120])
+
+
+_CREDENTIALS = re.compile(r"^([^/?#]*//)?[^/?#]*@")

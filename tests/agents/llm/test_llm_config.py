@@ -153,3 +153,42 @@ def test_a_base_url_with_a_key_in_it_is_refused_without_repeating_it() -> None:
         validate_value("openai_base_url", "https://me:sk-live-9876@api.example.com/v1")
     assert "sk-live-9876" not in str(caught.value)
     assert "OPENAI_API_KEY" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://me:sk-live-5150@api.example.com:port/v1",  # a port that is not a number
+        "http://me:sk-live-5150@[::1/v1",  # a broken IPv6 literal
+        "me:sk-live-5150@api.example.com/v1",  # no scheme
+    ],
+)
+def test_a_key_in_a_base_url_that_does_not_parse_is_never_repeated(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in the audit: such a URL made urlsplit raise inside the message builder, so the
+    settings validator quoted the whole URL (key included) and every reviewer and `multiqa
+    models` died with a traceback."""
+    from agents.settings import SettingsError, validate_value
+
+    problem = base_url_problem("openai", url)
+    assert problem is not None and "carries credentials" in problem
+    assert "sk-live-5150" not in problem
+    with pytest.raises(SettingsError, match="carries credentials") as caught:
+        validate_value("openai_base_url", url)
+    assert "sk-live-5150" not in str(caught.value)
+    # From the environment (no write-time check there): the router builds, the critic errors.
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    settings = Settings(pipeline_critic_model="openai/gpt-4o", qa_fallback_critic_model="")
+    router = LLMRouter.from_settings(settings)
+    assert "carries credentials" in (router.providers["openai"].unusable() or "")
+
+
+async def test_a_key_in_the_environment_s_base_url_is_an_error_result_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://me:sk-live-5150@api.example.com:port/v1")
+    settings = Settings(pipeline_critic_model="openai/gpt-4o", qa_fallback_critic_model="")
+    result = await critic.review(make_draft(), settings, Deps())
+    assert result.status is ReviewStatus.ERROR
+    assert "carries credentials" in result.feedback and "sk-live-5150" not in result.feedback
