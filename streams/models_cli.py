@@ -19,6 +19,7 @@ from typing import Any
 
 from agents.llm import (
     LLMError,
+    LLMMisconfigured,
     LLMRouter,
     LLMUnavailable,
     is_thinking_model,
@@ -120,6 +121,8 @@ def _verdict(
         if provider == "anthropic" and "not reachable" in listing.reason:
             # The key is set; whether the API takes it cannot be known from here.
             return True, f"key set, not verified ({listing.reason})"
+        if provider == "ollama" and isinstance(listing, LLMMisconfigured):
+            return False, listing.reason  # it answers, but it is not Ollama
         if provider == "ollama":
             cause = "" if isinstance(listing, LLMUnavailable) else f" ({listing.reason})"
             return False, f"ollama not reachable at {where}{cause}"

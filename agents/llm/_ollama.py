@@ -102,17 +102,22 @@ class OllamaProvider:
         )
 
     async def healthy(self) -> bool:
+        """Whether the server answers GET /api/tags as Ollama does. A server that is down or
+        slow leaves `last_health_problem` None (an optional service absent: reviewers skip); one
+        that answers, but not as Ollama (an HTML page, an OpenAI-compatible server's 404), sets
+        it: the URL is the configuration's mistake, which reviewers report as an error."""
         if self._problem:
             self.last_health_problem = self._problem
             return False
         try:
-            async with (
-                asyncio.timeout(self._health_timeout),
-                self._client(self._health_timeout) as client,
-            ):
-                await client.list()
-        except Exception:
+            await self.installed_models()
+        except LLMMisconfigured as exc:
+            self.last_health_problem = exc.reason
             return False
+        except LLMError:  # down, slow, or failing (HTTP 5xx): not the configuration's fault
+            self.last_health_problem = None
+            return False
+        self.last_health_problem = None
         return True
 
     async def list_models(self) -> list[str]:
@@ -130,6 +135,13 @@ class OllamaProvider:
             ):
                 listing = await client.list()
         except Exception as exc:
+            answer = None
+            if isinstance(exc, ollama.ResponseError) and exc.status_code in (404, 405):
+                answer = f"HTTP {exc.status_code}"
+            elif isinstance(exc, ValueError | pydantic.ValidationError):  # not Ollama's JSON
+                answer = "a body that is not its JSON"
+            if answer:
+                raise LLMMisconfigured(_not_ollama(self.host, answer)) from exc
             raise _translate(
                 exc, "ollama", self._health_timeout, self._max_bytes, self.host
             ) from exc
@@ -151,6 +163,16 @@ class OllamaProvider:
             return None  # unknown this time; ask again next time
         self._capabilities[model] = found
         return found
+
+
+def _not_ollama(host: str, answer: str) -> str:
+    """A server answers at the Ollama URL, but not as Ollama: the URL points elsewhere (an
+    OpenAI-compatible server, a proxy's login page)."""
+    return (
+        f"the server at {host} is not Ollama (GET /api/tags answered {answer}); an "
+        "OpenAI-compatible server (llama.cpp, vLLM, LM Studio) is named openai/<model> with "
+        "openai_base_url"
+    )
 
 
 def _translate(exc: BaseException, where: str, timeout: float, limit: int, host: str) -> LLMError:

@@ -4,7 +4,7 @@ winning when set, and URLs that cannot work refused with a reason."""
 from __future__ import annotations
 
 import pytest
-from fakes import FakeOllama, make_draft, ollama_chat
+from fakes import FakeOllama, FakeOpenAI, Reply, make_draft, ollama_chat, ollama_error
 
 from agents import critic
 from agents.base import Deps
@@ -192,3 +192,66 @@ async def test_a_key_in_the_environment_s_base_url_is_an_error_result_not_a_cras
     result = await critic.review(make_draft(), settings, Deps())
     assert result.status is ReviewStatus.ERROR
     assert "carries credentials" in result.feedback and "sk-live-5150" not in result.feedback
+
+
+@pytest.mark.parametrize(
+    ("tags", "answer"),
+    [
+        pytest.param(None, "HTTP 404", id="an-openai-compatible-server"),
+        pytest.param(
+            Reply(200, b"<!doctype html><p>proxy login</p>", "text/html"),
+            "a body that is not its JSON",
+            id="html-200",
+        ),
+    ],
+)
+async def test_a_server_at_the_ollama_url_that_is_not_ollama_is_an_error_naming_it(
+    tags: Reply | None, answer: str, fake_ollama: FakeOllama
+) -> None:
+    """Found in the audit: OLLAMA_HOST pointed at llama.cpp's server (an easy mistake: it is
+    "the local model server") or at a proxy's login page gave "Ollama not available or health
+    check timed out" (a skip, as if the optional service were absent) and `multiqa models` said
+    "not reachable" about a server that answers. It is the configuration's mistake: an error
+    naming it."""
+    from streams.models_cli import check_models
+
+    with FakeOpenAI() as openai_server:
+        if tags is None:
+            url = openai_server.url  # GET /api/tags: 404 there
+        else:
+            fake_ollama.tags_reply = tags
+            url = fake_ollama.url
+        settings = Settings(
+            ollama_base_url=url,
+            pipeline_critic_model="ollama/gemma3:27b",
+            qa_fallback_critic_model="",
+            ollama_health_timeout_seconds=0.5,
+        )
+        router = LLMRouter.from_settings(settings)
+        result = await critic.review(make_draft(), settings, Deps(llm=router))
+        statuses = await check_models(settings, LLMRouter.from_settings(settings))
+    assert result.status is ReviewStatus.ERROR
+    assert f"the server at {url} is not Ollama (GET /api/tags answered {answer})" in (
+        result.feedback
+    )
+    assert "openai/<model>" in result.feedback
+    (status,) = [s for s in statuses if s.role == "critic"]
+    assert not status.usable and "is not Ollama" in status.detail
+    assert "not reachable" not in status.detail
+
+
+async def test_an_ollama_that_is_down_or_failing_is_still_a_skip(fake_ollama: FakeOllama) -> None:
+    """The other side of the line above: an absent or failing Ollama is an optional service
+    down (skipped), not a configuration error."""
+    fake_ollama.tags_reply = ollama_error(503, "shutting down")
+    settings = Settings(
+        ollama_base_url=fake_ollama.url,
+        pipeline_critic_model="ollama/gemma3:27b",
+        qa_fallback_critic_model="",
+        ollama_health_timeout_seconds=0.5,
+    )
+    result = await critic.review(
+        make_draft(), settings, Deps(llm=LLMRouter.from_settings(settings))
+    )
+    assert result.status is ReviewStatus.SKIPPED
+    assert "Ollama not available" in result.feedback
