@@ -86,11 +86,12 @@ class WorkerOps:
                 assignment = app.consumer.assignment()
             except Exception:  # noqa: S112 (not started yet, or stopping: nothing to report)
                 continue
-            # The aggregator's own deadlines topic is a timer's, not work waiting: left out.
+            # Left out: the aggregator's own deadlines topic (a timer's, not work waiting) and
+            # the tables' changelogs, which the group reads to recover a table but never commits
+            # (their "lag" would be the whole changelog, growing for ever).
+            skip = {self.config.deadlines_topic, *_changelog_topics(app)}
             owned[app.conf.id] = {
-                (tp.topic, tp.partition)
-                for tp in assignment
-                if tp.topic != self.config.deadlines_topic
+                (tp.topic, tp.partition) for tp in assignment if tp.topic not in skip
             }
         return owned
 
@@ -106,6 +107,13 @@ class WorkerOps:
             trace_url=self.config.trace_url,
         )
         self._ui.add_routes(app)
+
+
+def _changelog_topics(app: Any) -> set[str]:
+    try:
+        return set(app.tables.changelog_topics)
+    except Exception:  # no table manager yet: nothing to leave out
+        return set()
 
 
 def _undecided(table: Any) -> int:

@@ -256,6 +256,33 @@ async def test_metrics_count_exactly_the_drafts_of_a_run(env: Env) -> None:
     assert all(stored[d]["content"] == c for d, c in drafts.items())
 
 
+async def test_consumer_lag_is_of_the_topics_the_group_consumes_and_drains(env: Env) -> None:
+    """Found in the audit: the aggregator table's changelog was reported as lag (the group reads
+    it to recover the table but never commits it), so the gauge grew with every draft for ever
+    and an alert on lag would never clear. Lag is of the topics the worker consumes; once every
+    draft is decided and stored it drains to 0."""
+    run = uuid.uuid4().hex[:8]
+    ids = {f"lag-{run}-{i}" for i in range(3)}
+    for draft_id in sorted(ids):
+        await env.submitter.submit(DraftSubmitted(draft_id, 1, "Kettles", CRITICAL))
+    await env.decided(ids)
+    consumed = set(env.stream.config.topic_names())
+    async with asyncio.timeout(60):
+        while True:
+            await asyncio.sleep(0.5)
+            samples = await scrape(env.url)
+            lag = [
+                (dict(labels)["topic"], value)
+                for (name, labels), value in samples.items()
+                if name == "multiqa_consumer_lag"
+            ]
+            topics = {topic for topic, _ in lag}
+            assert topics and topics <= consumed, topics - consumed
+            stored = len(await env.rows("qa_decisions", ids)) == len(ids)
+            if stored and sum(value for _, value in lag) == 0:
+                break
+
+
 async def test_a_draft_trace_holds_the_model_call_the_fetch_and_the_sink_writes(
     env: Env, caplog: pytest.LogCaptureFixture
 ) -> None:
