@@ -35,6 +35,7 @@ class Progress:
         self.started = time.monotonic()
         self._last_draw = 0.0
         self._last_step = -1
+        self._last_done = -1  # `done` when the last plain line was printed
 
     def advance(self, n: int = 1) -> None:
         self.done = min(self.total, self.done + n) if self.total else self.done + n
@@ -48,9 +49,11 @@ class Progress:
         bar = "=" * filled + (">" if filled < _WIDTH else "") + " " * (_WIDTH - filled - 1)
         left = (self.total - self.done) / rate if rate > 0 and self.total else 0.0
         eta = f"eta {int(left // 60)}m{int(left % 60):02d}s" if self.done < self.total else "done"
+        # Slow items (a model call each) read better as seconds per item than as "0.0/s".
+        speed = f"{rate:.1f}/s" if rate >= 1 or not self.done else f"{1 / rate:.1f}s each"
         return (
             f"{self.label} {self.done:>{len(str(self.total))}}/{self.total} [{bar[:_WIDTH]}] "
-            f"{share * 100:3.0f}%  {rate:.1f}/s  {eta}"
+            f"{share * 100:3.0f}%  {speed}  {eta}"
         )
 
     def _maybe_draw(self, final: bool = False) -> None:
@@ -64,10 +67,12 @@ class Progress:
                 self._last_draw = now
             return
         step = int(10 * self.done / self.total) if self.total else 10
+        if final and self._last_done == self.done:
+            return  # the last line already says this (no repeated "done" line in a log)
         if final or (step > self._last_step and now - self._last_draw >= 10.0):
             self.stream.write(self.line() + "\n")
             self.stream.flush()
-            self._last_draw, self._last_step = now, step
+            self._last_draw, self._last_step, self._last_done = now, step, self.done
 
     def close(self) -> None:
         self._maybe_draw(final=True)

@@ -289,7 +289,9 @@ async def _rescore_command(args: argparse.Namespace) -> int:
         validate_value(key, value)
     settings = _with_overrides(await _base_settings(config, not args.defaults), overrides)
     report = await rescore_topics(
-        config, settings, progress=lambda m: print(m, file=sys.stderr, flush=True)
+        config,
+        settings,
+        progress=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
     )
     shared = as_report(report, settings)
     if args.json:
@@ -344,5 +346,6 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--publish", metavar="TOPIC", help="also publish re-scored decisions here")
     parser.add_argument("--show", type=int, default=20, help="changed drafts listed (20)")
-    parser.add_argument("--json", action="store_true", help="one JSON row per decision")
+    parser.add_argument("--json", action="store_true", help="JSON lines: items, then a summary")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(func=run_command("multiqa rescore", _rescore_command))

@@ -40,7 +40,10 @@ def parse_time(text: str, option: str, now: datetime | None = None) -> datetime:
     match = _RELATIVE.match(value)
     if match:
         amount = int(match.group(1))
-        return (now or datetime.now(UTC)) - timedelta(**{_UNITS[match.group(2)]: amount})
+        try:
+            return (now or datetime.now(UTC)) - timedelta(**{_UNITS[match.group(2)]: amount})
+        except OverflowError:
+            raise CommandError(f"{option} {text!r} reaches back before the year 1") from None
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
@@ -93,8 +96,12 @@ async def _rereview(args: argparse.Namespace) -> int:
     until = parse_time(args.until, "--until") if args.until else None
     if until is not None and until <= since:
         raise CommandError(f"--until {args.until} is not after --since {args.since}")
-    if args.rate < 0 or args.concurrency < 1:
-        raise CommandError("--rate must be 0 (no limit) or more, --concurrency 1 or more")
+    if not args.rate >= 0:  # also NaN
+        raise CommandError(f"--rate {args.rate:g}: give calls per second, 0 for no limit")
+    if args.concurrency < 1:
+        raise CommandError(f"--concurrency {args.concurrency}: give 1 or more drafts at once")
+    if args.show < 0:
+        raise CommandError(f"--show {args.show}: give 0 or more flipped drafts to list")
     overrides = parse_overrides(args.set or ())
     settings = _with_overrides(await _base_settings(config, not args.defaults), overrides)
     specs = choose_reviewers(args.reviewers, settings)

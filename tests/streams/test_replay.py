@@ -197,6 +197,11 @@ async def test_rescore_command_reports_flips(history_on_topics, monkeypatch, cap
     assert "5 draft versions; re-scored 5, not 0" in out
     assert "1 newly approved, 0 newly rejected" in out
     assert "d-border v1: rejected" in out and "-> approved" in out
+    # rereview's --quiet, here too (the audit: rescore refused it): the report, no progress.
+    code = await asyncio.to_thread(main, ["rescore", "--defaults", "--quiet"])
+    captured = capsys.readouterr()
+    assert code == 0 and "5 draft versions; re-scored 5" in captured.out
+    assert captured.err == ""
 
 
 async def test_rescore_command_publishes_elsewhere_only(

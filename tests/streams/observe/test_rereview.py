@@ -228,6 +228,13 @@ async def test_rereview_still_works_after_the_topics_are_gone(
          "no_such_setting"),
         (["--since", "1h", "--reviewers", "critic", "--set", "ollama_base_url=UNREACHABLE"],
          "the critic model ollama/gemma3:27b is not usable"),
+        # Found in the audit: a traceback (OverflowError), and bad numbers taken or lumped.
+        (["--since", "99999999d"], "--since '99999999d' reaches back before the year 1"),
+        (["--since", "1h", "--until", "2h"], "--until 2h is not after --since 1h"),
+        (["--since", "1h", "--rate", "-1"], "--rate -1: give calls per second"),
+        (["--since", "1h", "--rate", "nan"], "--rate nan: give calls per second"),
+        (["--since", "1h", "--concurrency", "0"], "--concurrency 0: give 1 or more"),
+        (["--since", "1h", "--show", "-1"], "--show -1: give 0 or more"),
     ],
 )  # fmt: skip
 async def test_rereview_bad_input_is_one_line_and_writes_nothing(
