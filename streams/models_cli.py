@@ -13,7 +13,6 @@ when every enabled role is usable, 3 otherwise (like `multiqa dev status`).
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -28,6 +27,7 @@ from agents.llm import (
 )
 from agents.settings import Settings
 from agents.settings_service import SettingsService
+from streams import _jsonl as jsonl
 from streams._command import connect_database, discover_config, dsn_option, run_command
 
 NOT_USABLE = 3
@@ -166,8 +166,9 @@ async def _models(args: argparse.Namespace) -> int:
         async with connect_database(config.database_url) as pool:
             settings = await SettingsService(pool).get()
     statuses = await check_models(settings)
-    if args.json:
-        print(json.dumps([asdict(s) for s in statuses], indent=2))
+    if args.json:  # JSON lines, as every --json of the CLI (streams._jsonl)
+        for status in statuses:
+            jsonl.emit("model", asdict(status))
     else:
         print(format_table(statuses))
     return 0 if all(s.usable for s in statuses if s.enabled) else NOT_USABLE
@@ -183,5 +184,5 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--defaults", action="store_true", help="check the default settings, not the database's"
     )
-    parser.add_argument("--json", action="store_true", help="one JSON object per role")
+    parser.add_argument("--json", action="store_true", help="JSON lines: one object per role")
     parser.set_defaults(func=run_command("multiqa models", _models))

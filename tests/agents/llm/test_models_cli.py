@@ -64,7 +64,10 @@ async def test_command_reads_the_database_settings(
         await pool.close()
 
     code = await asyncio.to_thread(main, ["models", "--dsn", pg_dsn, "--json"])
-    rows = {r["role"]: r for r in json.loads(capsys.readouterr().out)}
+    # JSON lines like every --json of the CLI (the audit: it was one indented array).
+    objects = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {o["type"] for o in objects} == {"model"}
+    rows = {r["role"]: r for r in objects}
     assert rows["critic"]["usable"] is pulled
     assert rows["critic fallback"]["model"] == "anthropic/claude-haiku-4-5"  # from the database
     assert code == (0 if pulled else 3)
