@@ -224,7 +224,11 @@ def _reviewers(view: DraftVersion) -> str:
             late = r["produced_at"] > view.decision["decided_at"]
             note = ' <span class="flag">after the decision</span>' if late else (
                 ' <span class="flag">not counted</span>')  # fmt: skip
-        score = f"{r['score']:.1f}" if r["status"] == "ok" else "-"
+        # A reviewer that skipped or failed gave no verdict (its stored `approved` is False).
+        answered = r["status"] == "ok"
+        score = f"{r['score']:.1f}" if answered else "-"
+        verdict = _verdict(r["approved"]) if answered else '<span class="muted">-</span>'
+
         findings = "".join(
             f'<li><span class="flag">{e(f.get("severity"))}</span> <code>{e(f.get("code"))}</code> '
             f"{e(f.get('message'))}</li>"
@@ -233,7 +237,7 @@ def _reviewers(view: DraftVersion) -> str:
         rows.append(
             f'<tr class="review" data-reviewer="{e(r["reviewer"])}">'
             f"<td>{e(r['reviewer'])}{note}</td>"
-            f"<td>{e(r['status'])}</td><td>{score}</td><td>{_verdict(r['approved'])}</td>"
+            f"<td>{e(r['status'])}</td><td>{score}</td><td class=verdict>{verdict}</td>"
             f'<td><pre class="text">{e(r["feedback"])}</pre>'
             + (f"<p><b>veto:</b> {e(r['veto'])}</p>" if r["veto"] else "")
             + (f"<ul class=findings>{findings}</ul>" if findings else "")

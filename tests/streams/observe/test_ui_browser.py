@@ -210,6 +210,12 @@ async def test_a_detail_page_shows_the_findings_in_the_text(ui: UIEnv) -> None:
     trace = await page.locator("#trace-id").inner_text()
     assert trace == ui.trace_ids[f"statistic-{ui.run}"]
     assert await page.locator("tr.review[data-reviewer=validator]").count() == 1
+    # A reviewer that skipped gave no verdict (the audit: the page said "rejected" for it).
+    urls = page.locator("tr.review[data-reviewer=urls]")
+    assert "skipped" in await urls.inner_text()
+    assert (await urls.locator("td.verdict").inner_text()).strip() == "-"
+    validator = page.locator("tr.review[data-reviewer=validator] td.verdict")
+    assert (await validator.inner_text()).strip() == "rejected"
     assert "Costs" in await page.locator("#costs").inner_text()
     await ui.shot(page, "detail")
     assert dialogs == []
