@@ -230,7 +230,7 @@ async def test_a_second_worker_joins_mid_run_and_takes_over_when_the_first_is_ki
         other = config.with_overrides(datadir=str(tmp_path / "second"))
         second = start_worker(other, tmp_path / "second.log", **slow)
         # Both workers run the same roles: one consumer group, the table is now split.
-        roles = layout.roles(["validator", "critic"], aggregator=True, sinks=True)
+        roles = layout.roles(["validator", "critic", "urls"], aggregator=True, sinks=True)
         await wait_members(config, layout.group_id(config, roles), 2)
         await wait_distinct(decisions, count * 2 // 5, second)
         first.send_signal(signal.SIGKILL)
