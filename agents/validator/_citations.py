@@ -6,22 +6,33 @@ import re
 from collections.abc import Iterator
 
 from agents.validator._core import Context, Hit, rule
+from agents.validator._matches import leftmost
 from agents.validator._text import word_matches
 from schemas.records import Severity
 
 FAMILY = "citations"
 
-_ARTIFACT = re.compile(
-    # [12] or [1, 2] that is neither a link text, a reference definition nor a footnote; the
-    # character before is checked in Python (a leading lookbehind would slow the scan).
-    r"\[\d{1,3}(?: ?[,\u2013-] ?\d{1,3}){0,5}\](?![(\[:])"
-    # (Smith, 2023), (Smith et al., 2023), (Smith and Jones 2021)
-    r"|\([A-Z][A-Za-z'\u2019-]{1,30}"
-    r"(?: et al\.| and [A-Z][A-Za-z'\u2019-]{1,30}| & [A-Z][A-Za-z'\u2019-]{1,30})?"
-    r",? (?:19|20)\d\d[a-z]?(?:, p\. ?\d{1,4})?\)"
-    # Chat-UI citation markers
-    r"|\u3010[^\u3011\n]{0,100}\u3011|:contentReference\[oaicite:\d{1,4}\](?:\{[^}\n]{0,100}\})?"
-    r"|\[citation needed\]"
+# Citation markers, one pattern per leading literal (a pattern that starts with one literal is
+# found with a fast substring search; an alternation of several starts is tried at every
+# character), each run only when its literal occurs. Overlaps are resolved as one alternation
+# would (_matches.leftmost).
+_ARTIFACTS = tuple(
+    (literal, re.compile(pattern))
+    for literal, pattern in (
+        # [12] or [1, 2] that is neither a link text, a reference definition nor a footnote; the
+        # character before is checked in Python (a leading lookbehind would slow the scan).
+        ("[", r"\[(?:\d{1,3}(?: ?[,\u2013-] ?\d{1,3}){0,5}\](?![(\[:])|citation needed\])"),
+        # (Smith, 2023), (Smith et al., 2023), (Smith and Jones 2021)
+        (
+            "(",
+            r"\([A-Z][A-Za-z'\u2019-]{1,30}"
+            r"(?: et al\.| and [A-Z][A-Za-z'\u2019-]{1,30}| & [A-Z][A-Za-z'\u2019-]{1,30})?"
+            r",? (?:19|20)\d\d[a-z]?(?:, p\. ?\d{1,4})?\)",
+        ),
+        # Chat-UI citation markers
+        ("\u3010", r"\u3010[^\u3011\n]{0,100}\u3011"),
+        (":contentReference", r":contentReference\[oaicite:\d{1,4}\](?:\{[^}\n]{0,100}\})?"),
+    )
 )
 _CHAT_CITE = re.compile(r"turn\d{1,3}(?:search|news|view|fetch)\d{1,3}")
 
@@ -30,36 +41,42 @@ _CHAT_CITE = re.compile(r"turn\d{1,3}(?:search|news|view|fetch)\d{1,3}")
     "citation_artifact",
     Severity.WARNING,
     FAMILY,
-    "Academic or chat-UI citation markers ([12], (Smith, 2023), 【source】).",
+    "Academic or chat-UI citation markers ([12], (Smith, 2023), \u3010source\u3011).",
 )
 def citation_artifact(ctx: Context) -> Iterator[Hit]:
     text = ctx.prose
+    candidates = [
+        m for literal, pattern in _ARTIFACTS if literal in text for m in pattern.finditer(text)
+    ]
     found = [
         m
-        for m in _ARTIFACT.finditer(text)
+        for m in leftmost(candidates)
         if m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] in "]_")
     ]
-    found += word_matches(_CHAT_CITE, text)
+    if "turn" in text:
+        found += word_matches(_CHAT_CITE, text)
     for match in sorted(found, key=lambda m: m.start()):
         yield Hit(match.start(), match.end(), f"citation artifact {match.group(0)[:40]!r}")
 
 
-# (literal, pattern): the pattern only runs when the literal occurs at all (a C-speed check);
-# the character before a match is checked in Python.
+# (gate word, literal, pattern): the pattern only runs when the literal occurs at all (a C-speed
+# check), and the literal is only looked for when its gate word is among the draft's words (a set
+# lookup: "/" separates words, so "/home/" always leaves the word "home"); the character before a
+# match is checked in Python. Literals a word boundary could hide ("'localhost") have no gate.
 _INTERNAL_PATHS = tuple(
-    (literal, re.compile(p))
-    for literal, p in (
-        ("/home/", r"/home/[a-z_][\w.-]{0,31}/"),
-        ("/Users/", r"/Users/[\w.-]{1,40}/"),
-        ("/root/", r"/root/"),
-        ("/mnt/data/", r"/mnt/data/"),
-        ("/workspace/", r"/workspace/"),
-        ("/tmp/", r"/tmp/[\w.-]{1,60}"),  # noqa: S108 (a pattern to find, not a path to use)
-        ("/var/", r"/var/(?:www|lib|log)/"),
-        ("file:///", r"file:///"),
-        ("localhost", r"localhost(?::\d{2,5})?(?:/[\w./-]{0,100})?(?![\w])"),
-        ("127.0.0.1", r"127\.0\.0\.1(?::\d{2,5})?(?:/[\w./-]{0,100})?"),
-        ("0.0.0.0", r"0\.0\.0\.0(?::\d{2,5})?"),  # noqa: S104 (a pattern to find)
+    (gate, literal, re.compile(p))
+    for gate, literal, p in (
+        ("home", "/home/", r"/home/[a-z_][\w.-]{0,31}/"),
+        ("users", "/Users/", r"/Users/[\w.-]{1,40}/"),
+        ("root", "/root/", r"/root/"),
+        ("mnt", "/mnt/data/", r"/mnt/data/"),
+        ("workspace", "/workspace/", r"/workspace/"),
+        ("tmp", "/tmp/", r"/tmp/[\w.-]{1,60}"),  # noqa: S108 (a pattern to find, not a path to use)
+        ("var", "/var/", r"/var/(?:www|lib|log)/"),
+        ("file", "file:///", r"file:///"),
+        ("", "localhost", r"localhost(?::\d{2,5})?(?:/[\w./-]{0,100})?(?![\w])"),
+        ("", "127.0.0.1", r"127\.0\.0\.1(?::\d{2,5})?(?:/[\w./-]{0,100})?"),
+        ("", "0.0.0.0", r"0\.0\.0\.0(?::\d{2,5})?"),  # noqa: S104 (a pattern to find)
     )
 )
 _INTERNAL_HOST_WORDS = (".internal", ".corp", ".intranet")
@@ -78,8 +95,8 @@ _HOST_BEFORE = re.compile(r"[\w-]{1,60}$")
 def internal_path(ctx: Context) -> Iterator[Hit]:
     text = ctx.prose
     found: list[tuple[int, int]] = []
-    for literal, pattern in _INTERNAL_PATHS:
-        if literal not in text:
+    for gate, literal, pattern in _INTERNAL_PATHS:
+        if (gate and gate not in ctx.words) or literal not in text:
             continue
         for m in pattern.finditer(text):
             before = text[m.start() - 1] if m.start() else " "

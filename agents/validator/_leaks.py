@@ -56,21 +56,24 @@ _ROLE_WORDS = ("Human:", "Assistant:", "System:", "User:")
 def chat_template_token(ctx: Context) -> Iterator[Hit]:
     for text, in_title in ((ctx.prose, False), (ctx.title, True)):
         low = ctx.lower if not in_title else text.lower()
-        found = list(_CHAT_TOKEN.finditer(low)) + list(_INST.finditer(text))
+        found = list(_CHAT_TOKEN.finditer(low)) if "<" in low else []
+        if "INST]" in text:
+            found += _INST.finditer(text)
         if any(word in text for word in _ROLE_WORDS):
             found += _ROLE_LINE.finditer(text)
         for match in sorted(found, key=lambda m: m.start()):
             yield Hit(match.start(), match.end(), "chat-template token", in_title)
 
 
+# Found from the newline before the label (see _text.line_start_matches: a pattern starting with
+# "^" in MULTILINE mode is tried at every position).
 _SCAFFOLD = re.compile(
-    r"^ {0,3}(?:#{1,6} |\*\*)?(?:outline|plan|article plan|draft outline|my plan|thinking|"
+    r"\n {0,3}(?:(?:#{1,6} |\*\*)?(?:outline|plan|article plan|draft outline|my plan|thinking|"
     r"notes to self|word count|target word count|target keywords?|primary keyword|"
     r"seo title|meta description|slug|writer notes?|step \d{1,2}: (?:research|outline|write|"
     r"draft|plan))(?:\*\*)? ?:"
-    r"|^ {0,3}(?:#{1,6} )?(?:revised (?:article|draft|version)|final (?:article|draft))(?:\*\*)?"
-    r" ?:? *$",
-    re.MULTILINE,
+    r"|(?:#{1,6} )?(?:revised (?:article|draft|version)|final (?:article|draft))(?:\*\*)?"
+    r" ?:? *(?=\n|\Z))"
 )
 
 
@@ -81,9 +84,9 @@ _SCAFFOLD = re.compile(
     "Planning scaffolds left in the article (Outline:, Meta description:, Word count:).",
 )
 def planning_scaffold(ctx: Context) -> Iterator[Hit]:
-    for match in _SCAFFOLD.finditer(ctx.lower):
-        label = ctx.prose[match.start() : match.end()].strip()[:40]
-        yield Hit(match.start(), match.end(), f"planning scaffold {label!r}")
+    for start, end in line_start_matches(_SCAFFOLD, ctx.lower):
+        label = ctx.prose[start:end].strip()[:40]
+        yield Hit(start, end, f"planning scaffold {label!r}")
 
 
 # Planning notes and echoed writer instructions. One tell can be innocent ("vary sentence
@@ -287,9 +290,8 @@ _DISCLAIMER = phrases(
 )
 _OPENING_WORDS = frozenset({"sure", "certainly", "course", "absolutely"})
 _CHATTER_OPENING = re.compile(
-    r"^(?:Sure|Certainly|Of course|Absolutely)[!,.] "
-    r"(?=[^\n]{0,80}(?:here|below|blog|article|post|draft))",
-    re.MULTILINE,
+    r"\n(?:Sure|Certainly|Of course|Absolutely)[!,.] "
+    r"(?=[^\n]{0,80}(?:here|below|blog|article|post|draft))"
 )
 
 
@@ -313,6 +315,6 @@ def assistant_chatter(ctx: Context) -> Iterator[Hit]:
             if before is not None and at_word_start(low, before.start()):
                 found.append((before.start(), match.end()))
         if not words.isdisjoint(_OPENING_WORDS):
-            found += [(m.start(), m.end()) for m in _CHATTER_OPENING.finditer(text)]
+            found += line_start_matches(_CHATTER_OPENING, text)
         for start, end in sorted(found):
             yield Hit(start, end, "assistant chatter", in_title)

@@ -151,6 +151,10 @@ _SPEAKER_BEFORE = re.compile(
 )
 def fabricated_quote(ctx: Context) -> Iterator[Hit]:
     text = ctx.prose
+    # The quotation pattern starts with a character class, which `re` tries at every position:
+    # a draft without double quotes skips the scan.
+    if '"' not in text and "\u201c" not in text:
+        return
     for quote in _QUOTATION.finditer(text):
         after = _SPEAKER_AFTER.match(text, quote.end(), quote.end() + 60)
         after = after or _DASH_AFTER.match(text, quote.end(), quote.end() + 40)

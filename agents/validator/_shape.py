@@ -38,6 +38,9 @@ def oversized_content(ctx: Context) -> Iterator[Hit]:
 # C0 controls other than tab/newline/carriage return, DEL, and the replacement character that
 # decoding junk bytes produces.
 _JUNK = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+# The same characters one by one: 31 substring searches (C speed, a few microseconds on a
+# 2,000-word draft) are much cheaper than one character-class scan, which `re` runs per character.
+_JUNK_CHARS = tuple(map(chr, [*range(0, 9), 11, 12, *range(14, 32), 127, 0xFFFD]))
 
 
 @rule(
@@ -47,6 +50,8 @@ _JUNK = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
     "Binary junk: control characters or undecodable bytes in the text.",
 )
 def binary_content(ctx: Context) -> Iterator[Hit]:
+    if not any(char in ctx.content for char in _JUNK_CHARS):
+        return
     first = _JUNK.search(ctx.content)
     if first is None:
         return
@@ -85,10 +90,11 @@ def html_markup(ctx: Context) -> Iterator[Hit]:
         yield Hit(first.start(), first.end(), "content is HTML, expected markdown")
 
 
+# (literal the text must contain, pattern): the pattern runs only when the literal is there.
 _UNSAFE_HTML = (
-    re.compile(r"<(?:script|iframe|object|embed|form)(?![a-z])"),
-    re.compile(r"on(?:load|error|click|mouseover) ?="),
-    re.compile(r"javascript:"),
+    ("<", re.compile(r"<(?:script|iframe|object|embed|form)(?![a-z])")),
+    ("=", re.compile(r"on(?:load|error|click|mouseover) ?=")),
+    ("javascript:", re.compile(r"javascript:")),
 )
 
 
@@ -99,6 +105,12 @@ _UNSAFE_HTML = (
     "Executable HTML in prose (<script>, <iframe>, on*= handlers, javascript: URLs).",
 )
 def unsafe_html(ctx: Context) -> Iterator[Hit]:
-    found = sorted((m.start(), m.end()) for p in _UNSAFE_HTML for m in word_matches(p, ctx.lower))
+    low = ctx.lower
+    found = sorted(
+        (m.start(), m.end())
+        for literal, pattern in _UNSAFE_HTML
+        if literal in low
+        for m in word_matches(pattern, low)
+    )
     for start, end in found:
         yield Hit(start, end, f"executable HTML {ctx.prose[start:end]!r}")

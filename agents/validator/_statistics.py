@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from agents.validator._core import Context, Hit, rule
 from agents.validator._text import (
     at_word_start,
+    line_start_matches,
     paragraph_has_source,
     phrase_matches,
     phrases,
@@ -39,9 +40,12 @@ _ACCORDING_TO_STUDY = re.compile(
 )
 def fabricated_study(ctx: Context) -> Iterator[Hit]:
     low = ctx.lower
-    if not any(word in low for word in _STUDY_WORDS):
-        return
-    for pattern in (_STUDY_BY_YEAR, _ACCORDING_TO_STUDY):
+    # "2024 study by": the study word sits between spaces, so it is one of the draft's words;
+    # "according to a study's ..." may not be, so that pattern is gated on its own opening.
+    patterns = [_STUDY_BY_YEAR] if ctx.has_any(_STUDY_WORDS) else []
+    if "according to " in low:
+        patterns.append(_ACCORDING_TO_STUDY)
+    for pattern in patterns:
         for match in word_matches(pattern, low):
             if not paragraph_has_source(ctx.prose, match.start()):
                 yield Hit(match.start(), match.end(), "study cited without a source link")
@@ -103,21 +107,23 @@ _SHAPE_GATE = frozenset().union(*(gate for gate, _ in _SHAPES))
 # "3 in 4 shoppers", "one out of five adults": found from " in " / " out of " (str.find, C speed;
 # a pattern starting with a number alternation would be tried at most positions), then the
 # number before and the number and population after.
-_RATIO_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+# "3 in 4 shoppers", "one out of five adults": found from " in " / " out of " followed by a
+# number (a pattern starting with a literal runs at C speed; one starting with a number
+# alternation would be tried at most positions), then the number before and the population after.
+_RATIO_NEXT = re.compile(rf" (?:in|out of) (?=(?:\d|{_UNITS}|ten)(?![a-z]))")
 _RATIO_BEFORE = re.compile(rf"(?:\d{{1,2}}|{_UNITS}|ten)$")
 _RATIO_AFTER = re.compile(rf"(?:in|out of) (?:\d{{1,3}}|{_UNITS}|ten) {_POPULATION}")
 
 
 def _ratios(low: str) -> Iterator[tuple[int, int]]:
-    for needle in (" in ", " out of "):
-        pos = low.find(needle)
-        while pos != -1:
-            if pos and (low[pos - 1].isdigit() or low.endswith(_RATIO_WORDS, max(0, pos - 6), pos)):
-                before = _RATIO_BEFORE.search(low, max(0, pos - 8), pos)
-                after = _RATIO_AFTER.match(low, pos + 1)
-                if before is not None and after is not None and at_word_start(low, before.start()):
-                    yield before.start(), after.end()
-            pos = low.find(needle, pos + 1)
+    for next_ in _RATIO_NEXT.finditer(low):
+        pos = next_.start()
+        before = _RATIO_BEFORE.search(low, max(0, pos - 8), pos)
+        if before is None or not at_word_start(low, before.start()):
+            continue
+        after = _RATIO_AFTER.match(low, pos + 1)
+        if after is not None:
+            yield before.start(), after.end()
 
 
 @rule(
@@ -264,8 +270,8 @@ _ACCORDING_TO = re.compile(r"according to ")
 _NAMED_SOURCE = re.compile(r"(?:the )?(?:[A-Z][\w&.'\u2019-]{1,30} ){0,3}[A-Z][\w&.'\u2019-]{1,30}")
 _SOURCE_IN_PARENS = re.compile(r"\((?:source|via|sources)\s?:\s?[^)\n]{1,80}\)")
 _SOURCE_LINE = re.compile(
-    r"^ {0,3}(?:\*\*)?(?:sources?|references?)(?:\*\*)? ?:(?:\*\*)?[ \t]+\S[^\n]{0,300}$",
-    re.MULTILINE,
+    r"\n {0,3}(?:\*\*)?(?:sources?|references?)(?:\*\*)? ?:(?:\*\*)?[ \t]+\S[^\n]{0,300}"
+    r"(?=\n|\Z)"
 )
 _SOURCE_WORDS = frozenset({"source", "sources", "via", "reference", "references"})
 
@@ -286,7 +292,7 @@ def unlinked_citation(ctx: Context) -> Iterator[Hit]:
             found.append((match.start(), name.end()))
     if ctx.has_any(_SOURCE_WORDS):
         found += [(m.start(), m.end()) for m in _SOURCE_IN_PARENS.finditer(ctx.lower)]
-        found += [(m.start(), m.end()) for m in _SOURCE_LINE.finditer(ctx.lower)]
+        found += line_start_matches(_SOURCE_LINE, ctx.lower)
     for start, end in sorted(found):
         if not paragraph_has_source(ctx.prose, start):
             yield Hit(start, end, f"unlinked citation {ctx.prose[start:end][:60]!r}")

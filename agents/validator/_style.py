@@ -85,7 +85,10 @@ def filler_phrase(ctx: Context) -> Iterator[Hit]:
         yield Hit(start, end, f"filler phrase {ctx.prose[start:end]!r}")
 
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+([^\n]{1,200})$", re.MULTILINE)
+# Found from the newline before it (_text.line_start_matches: "^" in MULTILINE mode is slow).
+_HEADING = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]{1,200})(?=\n|\Z)")
+_NOT_WORD_OR_SPACE = re.compile(r"[^\w\s]")
+_NUMBERED = re.compile(r"^\d{1,3}\s+")
 _BANNED_HEADERS = frozenset(
     {
         "conclusion",
@@ -116,11 +119,15 @@ _BANNED_HEADERS = frozenset(
     'Generic section headers ("Conclusion", "Introduction", "Final Thoughts").',
 )
 def banned_header(ctx: Context) -> Iterator[Hit]:
-    for match in _HEADING.finditer(ctx.prose):
-        words = re.sub(r"[^\w\s]", "", match.group(1)).strip().lower()
-        words = re.sub(r"^\d{1,3}\s+", "", words)
+    if "#" not in ctx.prose:
+        return
+    for match in _HEADING.finditer("\n" + ctx.prose):
+        heading = match.group(1)
+        words = _NUMBERED.sub("", _NOT_WORD_OR_SPACE.sub("", heading).strip().lower())
         if words in _BANNED_HEADERS:
-            yield Hit(match.start(1), match.end(1), f"generic header {match.group(1).strip()!r}")
+            # Offsets in the text with the newline in front: one less in the prose.
+            start, end = match.start(1) - 1, match.end(1) - 1
+            yield Hit(start, end, f"generic header {heading.strip()!r}")
 
 
 # Stems counted with str.count first (a fast C scan each); the exact word-bounded pattern only
