@@ -361,3 +361,66 @@ async def test_the_right_key_is_sent_as_a_bearer_token(server: FakeOpenAI) -> No
     assert server.requests_to("/v1/chat/completions")[0].headers["authorization"] == (
         "Bearer sk-the-right-one"
     )
+
+
+# --- the audit's additions: the conventions end to end, the parser count where it is read ------
+
+
+async def test_a_library_user_environment_reaches_an_openai_compatible_server(
+    server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OPENAI_BASE_URL and OPENAI_API_KEY alone (no setting, no key argument: what a library
+    user's environment holds) reach the server, the key as the bearer token; a setting wins."""
+    server.api_key = "sk-from-the-environment"
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    settings = Settings(
+        pipeline_critic_model=f"openai/{MODEL}", qa_fallback_critic_model="", **FAST
+    )
+    result = await critic.review(make_draft(), settings, Deps())
+    assert result.status is ReviewStatus.OK and result.score == 82.0
+    (sent,) = server.requests_to("/v1/chat/completions")
+    assert sent.headers["authorization"] == "Bearer sk-from-the-environment"
+
+    with FakeOpenAI() as other:
+        other.add_model(MODEL, always=openai_chat({**VERDICT, "quality_score": 61}))
+        other.api_key = "sk-from-the-environment"
+        chosen = settings.with_overrides(openai_base_url=f"{other.url}/v1")
+        result = await critic.review(make_draft(), chosen, Deps())
+    assert result.score == 61.0  # the setting's server, not the environment's
+    assert len(server.requests_to("/v1/chat/completions")) == 1
+
+
+async def test_a_parser_fallback_reaches_the_cost_row_and_the_metric(
+    server: FakeOpenAI, pg_pool: Any
+) -> None:
+    """The issue: count how often the defensive parser was needed, in a metric and in the cost
+    row. A server that ignores the schema and answers in prose: cost_logs.parser_fallbacks and
+    multiqa_model_parser_fallbacks_total both say 1."""
+    from prometheus_client import REGISTRY
+
+    from agents.base import run_reviewer
+    from agents.registry import get_reviewer
+    from streams.db import migrate
+    from streams.observe import record_result
+    from streams.sinks import persist_review
+
+    server.rejects_format = True
+    server.defaults[MODEL] = openai_chat(
+        'Here you go: {"approved": true, "quality_score": 70, "feedback": "ok"}'
+    )
+    settings = settings_for(server)
+    labels = {"reviewer": "critic", "model": f"openai/{MODEL}"}
+    before = REGISTRY.get_sample_value("multiqa_model_parser_fallbacks_total", labels) or 0.0
+    draft = make_draft(draft_id="d-parser")
+    result = await run_reviewer(get_reviewer("critic"), draft, settings, deps_for(settings))
+    assert result.status is ReviewStatus.OK and result.cost.parser_fallbacks == 1
+    await migrate(pg_pool)
+    assert await persist_review(pg_pool, result)
+    row = await pg_pool.fetchrow(
+        "SELECT parser_fallbacks, model FROM cost_logs WHERE draft_id = 'd-parser'"
+    )
+    assert (row["parser_fallbacks"], row["model"]) == (1, f"openai/{MODEL}")
+    record_result(result)
+    after = REGISTRY.get_sample_value("multiqa_model_parser_fallbacks_total", labels)
+    assert after == before + 1
