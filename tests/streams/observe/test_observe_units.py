@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from agents._spans import url_attributes
 from agents.base import errored, skipped
-from schemas import Provider
+from schemas import Provider, QADecision
 from streams import cli
 from streams.observe import (
     LogContextFilter,
@@ -24,6 +24,7 @@ from streams.observe import (
     draft_context,
     install_log_context,
     reason_of,
+    record_decision,
 )
 from streams.reviewer_agents import ALREADY_DECIDED
 
@@ -149,3 +150,30 @@ def test_worker_with_its_ops_port_taken_exits_with_one_line(monkeypatch, capsys)
         "multiqa worker: error: MULTIQA_OPS_PORT: the operations endpoint "
         f"127.0.0.1:{port} is in use"
     )
+
+
+def test_every_decision_flag_and_a_deadline_miss_are_counted() -> None:
+    """The stream test's run has short-circuits only; the other flags and the deadline-miss
+    counter (the aggregator's one record_decision call, whatever decided) checked here (audit)."""
+    from prometheus_client import REGISTRY
+
+    def value(name: str, **labels: str) -> float:
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    flags = ("early", "short_circuit", "timed_out", "needs_human_review")
+    before = {f: value("multiqa_decision_flags_total", outcome="rejected", flag=f) for f in flags}
+    misses = value("multiqa_aggregator_deadline_misses_total")
+    rejected = value("multiqa_decisions_total", outcome="rejected")
+
+    def decision(**flags_on: object) -> QADecision:
+        return QADecision("x", "d", 1, False, 40.0, "s", "f", **flags_on)  # type: ignore[arg-type]
+
+    record_decision(decision(timed_out=True, missing_reviewers=("critic",)))
+    record_decision(decision(timed_out=True))  # timed out with nothing missing: no miss
+    record_decision(decision(early_decided=True, needs_human_review=True))
+    after = {f: value("multiqa_decision_flags_total", outcome="rejected", flag=f) for f in flags}
+    assert {f: after[f] - before[f] for f in flags} == {
+        "early": 1, "short_circuit": 0, "timed_out": 2, "needs_human_review": 1,
+    }  # fmt: skip
+    assert value("multiqa_aggregator_deadline_misses_total") - misses == 1
+    assert value("multiqa_decisions_total", outcome="rejected") - rejected == 3

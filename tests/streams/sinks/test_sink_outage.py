@@ -30,6 +30,7 @@ async def test_database_down_mid_run_delays_writes_and_loses_nothing(
     throwaway_pg, throwaway_pool, make_decision, make_review, caplog
 ):
     caplog.set_level(logging.INFO, logger="multiqa.sinks")
+    retried_before = _sink_retries_metric()
     sink = Sink(throwaway_pool, backoff=FAST, attempt_timeout=5.0)
 
     # Before the outage: written at once.
@@ -64,6 +65,20 @@ async def test_database_down_mid_run_delays_writes_and_loses_nothing(
     assert {r["reviewer"]: r["n"] for r in reviews} == {"validator": 5, "critic": 12}
     assert await pool.fetchval("SELECT count(*) FROM cost_logs") == 17
     assert "wrote decision" in caplog.text and "after" in caplog.text
+    # /metrics counts the same retries (issue 15's multiqa_sink_retries_total; audit).
+    assert _sink_retries_metric() - retried_before == sink.retries
+
+
+def _sink_retries_metric() -> float:
+    from prometheus_client import REGISTRY
+
+    return sum(
+        sample.value
+        for family in REGISTRY.collect()
+        if family.name == "multiqa_sink_retries"
+        for sample in family.samples
+        if sample.name == "multiqa_sink_retries_total"
+    )
 
 
 async def test_sink_connect_waits_for_a_database_that_is_not_up_yet(
