@@ -98,3 +98,7 @@ def test_every_worker_has_liveness_and_readiness_probes_on_the_ops_port() -> Non
     compose = next(doc for name, doc in _documents() if name == "docker-compose.yml")
     check = " ".join(compose["services"]["worker"]["healthcheck"]["test"])
     assert f"127.0.0.1:{StreamConfig().ops_port}/readyz" in check
+    # The worker serves the decisions pages there (no login): published on loopback only (audit).
+    worker = compose["services"]["worker"]
+    assert worker["environment"]["MULTIQA_UI"] == "true"
+    assert worker["ports"] == [f"127.0.0.1:{port}:{port}"]
