@@ -123,7 +123,11 @@ class GuardedClient:
         """Is `url` alive? HEAD (following checked redirects); GET when HEAD answers 405 or 501,
         reading at most a few KB. Never raises for anything a URL can do."""
         with tracer().start_as_current_span(
-            "multiqa.http check", kind=SpanKind.CLIENT, attributes=url_attributes(url)
+            "multiqa.http check",
+            kind=SpanKind.CLIENT,
+            attributes=url_attributes(url),
+            record_exception=False,
+            set_status_on_exception=False,
         ) as span:
             check = await self._head_or_get(url)
             _end_span(span, check.status, check.error_kind)
@@ -150,7 +154,13 @@ class GuardedClient:
         too_large, network) — never an httpx exception.
         """
         with tracer().start_as_current_span(
-            "multiqa.http fetch", kind=SpanKind.CLIENT, attributes=url_attributes(url)
+            "multiqa.http fetch",
+            kind=SpanKind.CLIENT,
+            attributes=url_attributes(url),
+            # The error's text names the (redirect) URL whole: the span says the outcome itself
+            # (_end_span) and never carries the exception's message or traceback.
+            record_exception=False,
+            set_status_on_exception=False,
         ) as span:
             try:
                 status, body = await self._fetch_bytes(url, max_bytes)

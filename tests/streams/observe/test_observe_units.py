@@ -177,3 +177,52 @@ def test_every_decision_flag_and_a_deadline_miss_are_counted() -> None:
     }  # fmt: skip
     assert value("multiqa_aggregator_deadline_misses_total") - misses == 1
     assert value("multiqa_decisions_total", outcome="rejected") - rejected == 3
+
+
+async def test_a_refused_redirect_leaves_no_url_in_the_fetch_span() -> None:
+    """Found in the audit: a fetch refused on a redirect raised URLRefused("redirect to <the
+    whole target>: ...") out of the span, which OpenTelemetry recorded as an exception event
+    (message and traceback) and as the status text: the untrusted link, query and all, exported
+    uncut. The span now says the outcome itself and records no exception."""
+    from aiohttp import web
+    from stream_helpers import span_exporter
+
+    from agents.net import GuardedClient, URLRefused
+    from agents.settings import Settings
+
+    exporter = span_exporter()
+
+    async def redirect(request: web.Request) -> web.Response:
+        raise web.HTTPFound("http://10.0.0.5/p?token=s3cr3t-target")
+
+    app = web.Application()
+    app.router.add_get("/r", redirect)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    link = f"http://127.0.0.1:{port}/r?q=s3cr3t-link"
+    try:
+        async with GuardedClient(Settings(qa_url_allowlist="127.0.0.1")) as http:
+            with pytest.raises(URLRefused, match="s3cr3t-target"):  # the caller still sees why
+                await http.fetch_bytes(link, 100)
+            check = await http.head_or_get(link)
+    finally:
+        await runner.cleanup()
+    assert not check.ok
+    spans = [
+        s
+        for s in exporter.get_finished_spans()
+        if s.name.startswith("multiqa.http") and s.attributes.get("server.port") == port
+    ]
+    assert {s.name for s in spans} == {"multiqa.http fetch", "multiqa.http check"}
+    for span in spans:
+        exported = " ".join(
+            [str(v) for v in (span.attributes or {}).values()]
+            + [str(v) for event in span.events for v in (event.attributes or {}).values()]
+            + [span.status.description or ""]
+        )
+        assert "s3cr3t" not in exported, span.name
+        assert span.attributes["multiqa.http.outcome"] == "refused_by_guard"
+        assert span.status.description == "refused_by_guard"
