@@ -193,6 +193,21 @@ async def test_a_filter_narrows_the_list(ui: UIEnv) -> None:
     assert await page.locator("#decisions tbody tr").count() == 1
     await page.goto(f"{ui.url}/?q={ui.run}&outcome=approved&since=2999-01-01T00:00")
     assert await page.locator("#empty").count() == 1
+    # The filters the audit found untested: needs human review (both ways) and until.
+    rows = await ui.pool.fetch(
+        "SELECT draft_id, needs_human_review FROM qa_decisions WHERE strpos(draft_id, $1) > 0",
+        ui.run,
+    )
+    for choice, wanted in (("yes", True), ("no", False)):
+        await page.goto(f"{ui.url}/?q={ui.run}&human={choice}")
+        shown = await page.locator("#decisions tbody tr td:nth-child(2) a").all_inner_texts()
+        assert sorted(shown) == sorted(
+            r["draft_id"] for r in rows if r["needs_human_review"] is wanted
+        )
+    await page.goto(f"{ui.url}/?q={ui.run}&until=2000-01-01T00:00")
+    assert await page.locator("#empty").count() == 1
+    await page.goto(f"{ui.url}/?q={ui.run}&until=2999-01-01T00:00")
+    assert await page.locator("#decisions tbody tr").count() == len(rows)
 
 
 async def test_a_detail_page_shows_the_findings_in_the_text(ui: UIEnv) -> None:
