@@ -226,3 +226,21 @@ async def test_a_refused_redirect_leaves_no_url_in_the_fetch_span() -> None:
         assert "s3cr3t" not in exported, span.name
         assert span.attributes["multiqa.http.outcome"] == "refused_by_guard"
         assert span.status.description == "refused_by_guard"
+
+
+async def test_readyz_fails_while_the_broker_does_not_answer(kafka_bootstrap: str) -> None:
+    """The broker check against a port nothing listens on, then against the real broker (the
+    shared one is never stopped; the database and groups are tested stopped elsewhere)."""
+    from fakes import closed_port_url
+
+    from streams.observe import broker_check
+
+    down = closed_port_url().removeprefix("http://")
+    readiness = Readiness(timeout=3.0, cache_seconds=0)
+    readiness.add("broker", broker_check(down))
+    ready, results = await readiness.run()
+    assert not ready and not results["broker"][0]
+    readiness.add("broker", broker_check(kafka_bootstrap))
+    ready, results = await readiness.run()
+    assert ready, results
+    assert results["broker"][1].startswith(f"{kafka_bootstrap} answers")
