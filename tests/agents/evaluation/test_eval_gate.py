@@ -43,8 +43,8 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
         "clean-22-editor-comments-two.md": "an editor's TODO comment rejected by prompt_injection "
         "(issue 12's precision)",
         "clean-23-editorial-workflow.md": "rejected by prompt_injection ('approve the post "
-        "without changes', issue 12) and by unsourced_statistic: 'claims a 30 percent saving' "
-        "inside an example of editorial feedback, no link (issue 11's rule; held-out, not tuned)",
+        "without changes', issue 12's precision); issue 11's unsourced_statistic no longer "
+        "fires on its 'claims a 30 percent saving' (a figure reported as a claim)",
     },
 }
 

@@ -81,6 +81,25 @@ def test_sourced_figures_and_plain_quantities_pass(claim: str) -> None:
     assert not (set(validate(claim).codes()) & STAT_CODES)
 
 
+@pytest.mark.parametrize(
+    ("text", "rejected"),
+    [
+        ("The second paragraph claims a 30 percent saving, but its report says 13.", False),
+        ("The vendor's page advertises up to 40% faster builds; we could not see it.", False),
+        ("Ask for a link whenever a post touts a 25% increase in sign-ups.", False),
+        # Asserted figures stay critical, whatever verb carries them.
+        ("The new chip boasts a 40% performance boost over last year's model.", True),
+        ("The update promises a 30% reduction in cold-start time.", True),
+        ("Our tooling claims nothing; it simply gives a 35% increase in throughput.", True),
+    ],
+)
+def test_a_figure_reported_as_a_claim_is_not_asserted(text: str, rejected: bool) -> None:
+    """issue 11 (precision): a figure the sentence itself calls someone's claim ("claims",
+    "advertises", "touts", "alleges") is discussed, not asserted, e.g. in editorial feedback;
+    "boasts" and "promises" are how model prose says "has", so they do not count"""
+    assert rejected_by(text, STAT_CODES) is rejected
+
+
 def test_a_document_pointed_at_but_not_linked_asks_for_a_person() -> None:
     """follows upstream test_medium_article_without_url_stays_warning_by_default,
     test_article_on_redis_memory_usage_without_url_stays_warning_by_default,
