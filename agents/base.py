@@ -45,7 +45,7 @@ from schemas.records import (
     utc_now,
 )
 
-log = logging.getLogger("multiqa.agents")
+log = logging.getLogger(__name__)
 
 # Every reviewer name multiqa knows, in the order feedback lists them.
 REVIEWER_NAMES: tuple[str, ...] = (

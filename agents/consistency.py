@@ -35,7 +35,7 @@ from agents.llm import answer_schema as S
 from agents.settings import Settings
 from schemas.records import Cost, DraftSubmitted, Finding, Provider, ReviewerResult, Severity
 
-log = logging.getLogger("multiqa.gates")
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CONSISTENCY_CHARS = 10_000

@@ -36,7 +36,7 @@ from agents.llm import answer_schema as S
 from agents.settings import Settings
 from schemas.records import Cost, DraftSubmitted, Provider, ReviewerResult
 
-log = logging.getLogger("multiqa.critic")
+log = logging.getLogger(__name__)
 
 NAME = "critic"
 _SOURCE_CHARS = 300

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-log = logging.getLogger("multiqa.facts")
+log = logging.getLogger(__name__)
 
 DEFAULT_TTL_SECONDS = 30.0
 # During an outage: how often the database is asked again, and how long one read may take.

@@ -33,7 +33,7 @@ from agents.registry import all_reviewers
 from agents.settings import Settings
 from schemas.records import DraftSubmitted, QADecision, ReviewerResult
 
-log = logging.getLogger("multiqa.qa")
+log = logging.getLogger(__name__)
 
 _INPROC_NAMESPACE = uuid.UUID("6d756c74-6971-612d-696e-70726f632d31")
 

@@ -32,7 +32,7 @@ from agents.settings import (
     validate_value,
 )
 
-log = logging.getLogger("multiqa.settings")
+log = logging.getLogger(__name__)
 
 __all__ = [
     "NICHE_RULES_PREFIX",

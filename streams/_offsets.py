@@ -28,7 +28,7 @@ from typing import Any
 
 from faust.types import TP
 
-log = logging.getLogger("multiqa.streams")
+log = logging.getLogger(__name__)
 
 PREFIX = "__offsets__:"
 # Seek again if the expected event has not come back after this long; give up (accept the jump,

@@ -76,7 +76,7 @@ from streams.observe._metrics import record_decision
 from streams.serde import EventSchema, Undecodable
 from streams.topics import Topics, misrouted
 
-log = logging.getLogger("multiqa.streams")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,7 @@ from streams.deadletter import DeadLetterAudit, DeadLetters
 from streams.reviewer_agents import DecisionWatcher, ReviewerAgent
 from streams.topics import Topics
 
-log = logging.getLogger("multiqa.streams")
+log = logging.getLogger(__name__)
 
 SettingsSource = Callable[[], Awaitable[Settings]]
 

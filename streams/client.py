@@ -33,7 +33,7 @@ from schemas import CodecError, DraftSubmitted, QADecision, decode, encode
 from streams import tracing
 from streams.config import StreamConfig
 
-log = logging.getLogger("multiqa.client")
+log = logging.getLogger(__name__)
 
 DEFAULT_DRAFTS_TOPIC = StreamConfig.drafts_topic
 DEFAULT_DECISIONS_TOPIC = StreamConfig.decisions_topic

@@ -29,7 +29,7 @@ from streams import tracing
 from streams.observe._metrics import record_dead_letter
 from streams.serde import dead_letter
 
-log = logging.getLogger("multiqa.streams")
+log = logging.getLogger(__name__)
 
 DeadLetterAudit = Callable[[DeadLetter], Awaitable[Any]]
 

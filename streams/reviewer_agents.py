@@ -49,7 +49,7 @@ from streams.observe._logs import draft_context
 from streams.observe._metrics import record_result
 from streams.topics import Topics, misrouted
 
-log = logging.getLogger("multiqa.streams")
+log = logging.getLogger(__name__)
 
 ALREADY_DECIDED = "draft version already decided; review cancelled"
 # Decided versions a reviewer remembers (most recent first out); older ones are simply reviewed.

@@ -25,7 +25,7 @@ from schemas import DeadLetter, DraftSubmitted, InvalidRecordError, QADecision, 
 from streams.config import StreamConfig
 from streams.serde import EventSchema
 
-log = logging.getLogger("multiqa.streams")
+log = logging.getLogger(__name__)
 
 
 DEADLINES_RETENTION_MS = 3_600_000

@@ -29,7 +29,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 
 from schemas.records import DraftSubmitted
 
-log = logging.getLogger("multiqa.streams")
+log = logging.getLogger(__name__)
 
 TRACER_NAME = "multiqa.streams"
 TRACEPARENT = "traceparent"

@@ -30,7 +30,7 @@ from streams.app import Runtime, create_app, select_reviewers
 from streams.config import StreamConfig
 from streams.topics import ensure_topics
 
-log = logging.getLogger("multiqa.worker")
+log = logging.getLogger(__name__)
 
 
 async def build_runtime(config: StreamConfig) -> Runtime:

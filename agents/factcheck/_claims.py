@@ -37,7 +37,7 @@ from agents.factcheck._entities import (
 from agents.settings import Settings
 from schemas.records import DraftSubmitted, Finding, Span
 
-log = logging.getLogger("multiqa.factcheck")
+log = logging.getLogger(__name__)
 
 KNOWN_WRONG_FACT = "known_wrong_fact"
 # Claims are looked for in the first this-many characters; only a handful are checked anyway.

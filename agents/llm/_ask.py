@@ -31,7 +31,7 @@ from agents.llm._stats import PARSER, STRUCTURED, record_answer
 from agents.settings import Settings
 from schemas.records import Cost
 
-log = logging.getLogger("multiqa.llm")
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 

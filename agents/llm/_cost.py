@@ -16,7 +16,7 @@ from agents.llm._config import is_local_server, openai_url
 from agents.settings import Settings
 from schemas.records import Cost
 
-log = logging.getLogger("multiqa.llm")
+log = logging.getLogger(__name__)
 
 # USD per million tokens (input, output), Anthropic's list prices. Matched by the longest prefix,
 # so dated names ("claude-haiku-4-5-20251001") find their family.

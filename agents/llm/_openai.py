@@ -45,7 +45,7 @@ from agents.llm._base import (
 from agents.llm._config import base_url_problem, is_hosted_openai
 from agents.llm._transport import BodyTooLarge, capped_transport, find_cause
 
-log = logging.getLogger("multiqa.llm")
+log = logging.getLogger(__name__)
 
 # Words in a 400/422 that say the server did not accept the structured-output request.
 _FORMAT_WORDS = ("response_format", "json_schema", "schema", "structured", "grammar")

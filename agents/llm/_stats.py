@@ -18,7 +18,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 
-log = logging.getLogger("multiqa.llm")
+log = logging.getLogger(__name__)
 
 STRUCTURED = "structured"
 PARSER = "parser"

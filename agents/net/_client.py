@@ -25,7 +25,7 @@ from agents.net._errors import ErrorKind, FetchError, URLRefused
 from agents.net._policy import Allowlist, check_url
 from agents.settings import Settings
 
-log = logging.getLogger("multiqa.net")
+log = logging.getLogger(__name__)
 
 # A link check needs the status, not the page: a GET reads at most this much before hanging up.
 PROBE_BYTES = 4096

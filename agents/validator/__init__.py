@@ -39,7 +39,7 @@ from agents.validator import (  # noqa: F401
 from agents.validator._core import Rule, ValidationReport, rules, validate
 from schemas.records import DraftSubmitted, Finding, Provider, ReviewerResult, Severity
 
-log = logging.getLogger("multiqa.validator")
+log = logging.getLogger(__name__)
 
 NAME = "validator"
 HUMAN_REVIEW = "needs_human_review"

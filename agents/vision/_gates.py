@@ -48,7 +48,7 @@ from agents.vision._images import (
 from agents.vision._screenshot import Fetcher, PlaywrightScreenshotter, PreviewError
 from schemas.records import Cost, DraftSubmitted, Finding, Provider, ReviewerResult, Severity
 
-log = logging.getLogger("multiqa.vision")
+log = logging.getLogger(__name__)
 
 _PROVIDER = Provider.VISION_GATE
 # A full-page screenshot is tall; this keeps it legible without costing tens of thousands of

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from agents.settings import Settings
 
-log = logging.getLogger("multiqa.vision")
+log = logging.getLogger(__name__)
 
 CHROMIUM_ARGS = (
     "--no-sandbox",

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-log = logging.getLogger("multiqa.observe")
+log = logging.getLogger(__name__)
 
 CheckResult = tuple[bool, str]
 Check = Callable[[], Awaitable[CheckResult]]

@@ -16,7 +16,7 @@ from typing import Any
 
 from streams.observe._metrics import CONSUMER_LAG
 
-log = logging.getLogger("multiqa.observe")
+log = logging.getLogger(__name__)
 
 # {group id: {(topic, partition), ...}}: what this worker consumes right now.
 Assignments = Callable[[], Mapping[str, set[tuple[str, int]]]]

@@ -18,7 +18,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 
 from streams.observe._health import CheckResult, Readiness
 
-log = logging.getLogger("multiqa.observe")
+log = logging.getLogger(__name__)
 
 
 class OpsServerError(RuntimeError):

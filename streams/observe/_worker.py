@@ -31,7 +31,7 @@ from streams.observe._server import OpsServer
 if TYPE_CHECKING:
     from streams.app import MultiQA, Runtime
 
-log = logging.getLogger("multiqa.observe")
+log = logging.getLogger(__name__)
 
 
 class WorkerOps:

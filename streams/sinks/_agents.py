@@ -46,7 +46,7 @@ from streams.topics import Topics, misrouted
 if TYPE_CHECKING:
     from streams.app import Runtime
 
-log = logging.getLogger("multiqa.sinks")
+log = logging.getLogger(__name__)
 
 Write = Callable[[Sink, Sequence[Any]], Awaitable[int]]
 

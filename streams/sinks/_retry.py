@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import asyncpg
 
-log = logging.getLogger("multiqa.sinks")
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 

@@ -18,7 +18,7 @@ from streams.sinks._persist import (
 )
 from streams.sinks._retry import Backoff, retry_forever
 
-log = logging.getLogger("multiqa.sinks")
+log = logging.getLogger(__name__)
 
 
 class Sink:

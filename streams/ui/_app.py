@@ -22,7 +22,7 @@ from agents.base import REVIEWER_NAMES
 from streams.ui import _html
 from streams.ui._queries import FilterError, Filters, draft_version, list_decisions, versions_of
 
-log = logging.getLogger("multiqa.ui")
+log = logging.getLogger(__name__)
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": (

@@ -151,7 +151,7 @@ async def test_events_land_in_their_tables_once_and_bad_ones_are_dead_lettered(
 async def test_database_down_then_sink_restarted_loses_nothing(
     throwaway_pg, throwaway_pool, topics_of, tmp_path, make_decision, make_review, caplog
 ):
-    caplog.set_level(logging.WARNING, logger="multiqa.sinks")
+    caplog.set_level(logging.WARNING, logger="streams.sinks")
     config = await topics_of(throwaway_pg.dsn, tmp_path)
 
     def batch(start: int, stop: int) -> list[tuple[str, bytes, bytes]]:
