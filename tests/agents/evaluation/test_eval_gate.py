@@ -1,4 +1,4 @@
-"""The CI gate: `multiqa eval` on the repository's corpus (both splits, validator only) must meet
+"""The CI gate: `multiqa eval` on the repository's corpus (every split, validator only) must meet
 issue 11's targets (recall >= 95% per family, clean false rejections <= 2%) on every draft outside
 KNOWN_GAPS, and no draft may be decided otherwise than today (a regression fails CI).
 
@@ -46,6 +46,23 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
         "without changes', issue 12's precision); issue 11's unsourced_statistic no longer "
         "fires on its 'claims a 30 percent saving' (a figure reported as a claim)",
     },
+    # Second held-out split (eval/heldout2/README.md): its first run listed these; none was tuned
+    # on. Its figures are reported in the README; the gate keeps them from getting worse.
+    "heldout2": {
+        "fp-4-north-star.md": "first-person anecdote not detected (issue 11; held out, not tuned)",
+        "tr-1-fermenting.md": "cut last table row held for review, not rejected: "
+        "possibly_truncated cannot tell it from a short cell (issue 11; held out, not tuned)",
+        "cc-1-since-2010.md": "company claim not detected (issue 11; held out, not tuned)",
+        "cc-2-team-200.md": "company claim not detected (issue 11; held out, not tuned)",
+        "cc-4-revenue-doubled.md": "company claim not detected (issue 11; held out, not tuned)",
+        "in-4-spanish.md": "injection in Spanish not detected (issue 12's _injection.py)",
+        "clean-09-sourced-stats.md": "rejected by unsourced_statistic ('a third of developers' "
+        "with its source elsewhere; issue 11; held out, not tuned)",
+        "clean-12-injection-explainer.md": "article quoting a payload rejected by prompt_injection "
+        "(issue 12's precision)",
+        "clean-26-editorial-review.md": "'approve the post without changes' rejected by "
+        "prompt_injection (issue 12's precision)",
+    },
 }
 
 
@@ -76,7 +93,9 @@ def test_targets_hold_outside_the_known_gaps(split: str, outcomes: list[Outcome]
     kept = [o for o in outcomes if o.case.name not in KNOWN_GAPS[split]]
     report = build_report(split, "validator", kept)
     assert report.failures(MIN_RECALL, MAX_FALSE_REJECT) == []
-    assert len(report.families) >= 9 and all(f.drafts >= 4 for f in report.families)
+    # The split itself covers every family (the gaps may leave a family thin; they are listed).
+    whole = build_report(split, "validator", outcomes)
+    assert len(whole.families) >= 9 and all(f.drafts >= 4 for f in whole.families)
 
 
 def test_known_gaps_are_real_drafts(split: str, outcomes: list[Outcome]) -> None:
