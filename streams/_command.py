@@ -11,40 +11,68 @@ stack) into that line.
 from __future__ import annotations
 
 import argparse
-import asyncio
+import importlib
 import logging
 import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
-import asyncpg
-from aiokafka.errors import KafkaError
+from streams.config import StreamConfig
 
-from agents.settings import SettingsError
-from schemas import CodecError
-from streams.client import BrokerUnavailableError
-from streams.config import ConfigError, StreamConfig
-from streams.db import MigrationError, create_pool
-from streams.devstack import DevStackError
-from streams.topics import TopicSetupError
+if TYPE_CHECKING:
+    import asyncpg
+
+# Nothing heavy is imported at module level: every `multiqa` command module imports this one, and
+# building the whole parser (`multiqa --help`, a bad option, a missing file) must stay within
+# 0.5 s (bench/bench_cli_startup.py). Kafka, PostgreSQL, Faust and the model SDKs load when a
+# command runs.
 
 
 class CommandError(Exception):
     """A failure explained in one line to the operator."""
 
 
-# Failures whose str() already is the one line the operator needs.
-_EXPLAINED: tuple[type[BaseException], ...] = (
-    CommandError,
-    BrokerUnavailableError,
-    ConfigError,
-    CodecError,
-    DevStackError,
-    MigrationError,
-    SettingsError,
-    TopicSetupError,
+# Failures whose str() already is the one line the operator needs, as (module, class): looked
+# up in sys.modules when a failure happens, so that none of these modules is imported to build
+# the parser (a class whose module is not loaded cannot have been raised).
+_EXPLAINED = (
+    ("streams.client", "BrokerUnavailableError"),
+    ("streams.client", "DraftTooLargeError"),
+    ("streams.client", "TopicMissingError"),
+    ("streams.config", "ConfigError"),
+    ("schemas._errors", "CodecError"),
+    ("streams.devstack._common", "DevStackError"),
+    ("streams.db._migrate", "MigrationError"),
+    ("agents.settings", "SettingsError"),
+    ("streams.topics", "TopicSetupError"),
 )
+# Failures of the parts below, prefixed with what failed.
+_PREFIXED = (
+    ("aiokafka.errors", "KafkaError", "Kafka error"),
+    ("asyncpg", "PostgresError", "PostgreSQL error"),
+)
+
+
+def _loaded_class(module: str, name: str) -> type[BaseException] | None:
+    found = getattr(sys.modules.get(module), name, None)
+    return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+
+def explain(exc: BaseException) -> str | None:
+    """The one line for a failure multiqa knows how to explain, None for anything else."""
+    if isinstance(exc, CommandError):
+        return str(exc)
+    for module, name in _EXPLAINED:
+        cls = _loaded_class(module, name)
+        if cls is not None and isinstance(exc, cls):
+            return str(exc)
+    for module, name, prefix in _PREFIXED:
+        cls = _loaded_class(module, name)
+        if cls is not None and isinstance(exc, cls):
+            return f"{prefix}: {exc}"
+    return None
 
 
 def print_error(prog: str, reason: object, *, code: int = 1) -> int:
@@ -68,15 +96,15 @@ def run_command(
             result = command(args)
             if isinstance(result, int):
                 return result
+            import asyncio
+
             return asyncio.run(_awaited(result))
         except KeyboardInterrupt:
             return 130
-        except _EXPLAINED as exc:
-            reason = str(exc)
-        except KafkaError as exc:
-            reason = f"Kafka error: {exc}"
-        except asyncpg.PostgresError as exc:
-            reason = f"PostgreSQL error: {exc}"
+        except Exception as exc:
+            reason = explain(exc)
+            if reason is None:
+                raise  # a bug: its traceback is what a report needs
         return print_error(prog, reason)
 
     return func
@@ -84,6 +112,17 @@ def run_command(
 
 async def _awaited(awaitable: Awaitable[int]) -> int:
     return await awaitable
+
+
+def lazy_command(module: str, name: str) -> Callable[[argparse.Namespace], Awaitable[int] | int]:
+    """The command `module.name`, imported when it runs: a command's parser can then live in a
+    light module while its implementation pulls in Kafka, Faust or a model SDK."""
+
+    def command(args: argparse.Namespace) -> Awaitable[int] | int:
+        result: Awaitable[int] | int = getattr(importlib.import_module(module), name)(args)
+        return result
+
+    return command
 
 
 # --- where the broker and the database are -----------------------------------------------------
@@ -135,9 +174,22 @@ def require_database(config: StreamConfig) -> str:
 async def connect_database(dsn: str) -> AsyncIterator[asyncpg.Pool]:
     """A small pool on `dsn` for one command, closed afterwards. A server that does not answer
     within 15 s is a `CommandError` naming it (without the password)."""
+    import asyncio
+
+    import asyncpg
+
+    from streams.db import create_pool
+
     try:
         pool = await asyncio.wait_for(create_pool(dsn, min_size=1, max_size=2), 15)
-    except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
+    except (
+        OSError,
+        TimeoutError,
+        ValueError,
+        asyncpg.PostgresError,
+        asyncpg.InterfaceError,
+    ) as exc:
+        # ValueError/InterfaceError: a DSN asyncpg cannot use (discover_config checks the shape).
         where = re.sub(r"//[^@/]*@", "//", dsn)  # never print a password
         raise CommandError(
             f"cannot reach PostgreSQL at {where}: {str(exc) or type(exc).__name__}"

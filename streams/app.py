@@ -112,9 +112,15 @@ def make_faust_app(config: StreamConfig, group: str, *, web: bool = False) -> Wo
         # Decode an event once for all the channels of its topic, and take events already
         # queued without awaiting (faust-streaming#765: the repaired Cython fast paths).
         cython_optimizations=True,
+        # Drafts up to MULTIQA_MAX_DRAFT_BYTES: aiokafka's 1 MB defaults would refuse them.
+        producer_max_request_size=config.max_message_bytes,
+        consumer_max_fetch_size=config.max_message_bytes,
         web_enabled=web and config.web_port > 0,
         web_port=config.web_port or 6066,
+        # web_host is only the name Faust advertises; web_bind is the address it listens on
+        # (Faust's default 0.0.0.0 would expose the table view on every interface).
         web_host=config.web_host,
+        web_bind=config.web_host,
     )
     app.quiesce_hooks = []
     return app

@@ -27,16 +27,28 @@ from typing import Any, Literal
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
-from aiokafka.errors import KafkaConnectionError, KafkaError
+from aiokafka.errors import KafkaConnectionError, KafkaError, MessageSizeTooLargeError
+from aiokafka.partitioner import DefaultPartitioner
 
-from schemas import CodecError, DraftSubmitted, QADecision, decode, encode
+from schemas import Codec, CodecError, DraftSubmitted, OversizeError, QADecision, decode
 from streams import tracing
 from streams.config import StreamConfig
 
 log = logging.getLogger(__name__)
 
+MIB = 1024 * 1024
 DEFAULT_DRAFTS_TOPIC = StreamConfig.drafts_topic
 DEFAULT_DECISIONS_TOPIC = StreamConfig.decisions_topic
+
+
+class DraftTooLargeError(ValueError):
+    """A draft over the size limit (the codec's, or a topic's max.message.bytes); str() is one
+    line naming the limit and the setting that raises it. Nothing was published."""
+
+
+class TopicMissingError(LookupError):
+    """The topic to publish to does not exist (and the broker must not auto-create it with its
+    default partition count); str() is one line saying how to create it."""
 
 
 class BrokerUnavailableError(ConnectionError):
@@ -77,10 +89,16 @@ class DraftSubmitter:
         *,
         topic: str = DEFAULT_DRAFTS_TOPIC,
         request_timeout: float = 30.0,
+        max_draft_bytes: int = StreamConfig.max_draft_bytes,
         **producer_options: Any,
     ) -> None:
         self.bootstrap = bootstrap
         self.topic = topic
+        # The size limits of a stream whose drafts may be this large (ConfigError if absurd).
+        sizes = StreamConfig(max_draft_bytes=max_draft_bytes)
+        self.max_draft_bytes = max_draft_bytes
+        self._codec = Codec(limits=sizes.limits())
+        producer_options.setdefault("max_request_size", sizes.max_message_bytes)
         self._producer = AIOKafkaProducer(
             bootstrap_servers=bootstrap,
             acks="all",
@@ -90,11 +108,24 @@ class DraftSubmitter:
         )
 
     async def start(self) -> None:
+        """Connect, and check that the topic exists (TopicMissingError, one line, if not): a
+        producer's metadata request for a missing topic would make a broker with
+        auto.create.topics.enable create it with its default partition count, which the
+        stream's workers then refuse."""
         try:
             await self._producer.start()
+            metadata = await self._producer.client.fetch_all_metadata()
+            if self.topic not in metadata.topics():
+                raise TopicMissingError(
+                    f"topic {self.topic!r} does not exist on {self.bootstrap}: start a worker "
+                    "(`multiqa worker` creates the topics) or run `multiqa topics create`"
+                )
         except KafkaConnectionError as exc:
             await self._producer.stop()
             raise BrokerUnavailableError.at(self.bootstrap, exc) from exc
+        except BaseException:
+            await self._producer.stop()
+            raise
 
     async def stop(self) -> None:
         await self._producer.stop()
@@ -114,7 +145,14 @@ class DraftSubmitter:
         (a child of the caller's current span when tracing is configured), else a new trace id,
         so every review can be followed across the fan-out even without an SDK installed.
         """
-        payload = encode(draft)
+        try:
+            payload = self._codec.encode(draft)
+        except OversizeError as exc:
+            raise DraftTooLargeError(
+                f"draft {draft.draft_id} v{draft.version}: {exc}; the limit is "
+                f"MULTIQA_MAX_DRAFT_BYTES={self.max_draft_bytes} ({self.max_draft_bytes / MIB:g} "
+                "MiB): raise it on the writer and on every worker, or shorten the draft"
+            ) from None
         if traceparent is not None:
             return await self._send(draft, payload, [(tracing.TRACEPARENT, traceparent.encode())])
         with tracing.submission_span(draft) as headers:
@@ -131,6 +169,15 @@ class DraftSubmitter:
             )
         except KafkaConnectionError as exc:
             raise BrokerUnavailableError.at(self.bootstrap, exc) from exc
+        except MessageSizeTooLargeError:
+            raise DraftTooLargeError(
+                f"the broker refused draft {draft.draft_id} v{draft.version} ({len(payload)} "
+                f"bytes encoded) on topic {self.topic}: over the topic's max.message.bytes; "
+                f"raise it to at least {len(payload) + 64 * 1024} (topics `multiqa topics "
+                "create` makes get MULTIQA_MAX_DRAFT_BYTES' size; for an older topic: "
+                f"kafka-configs.sh --alter --entity-type topics --entity-name {self.topic} "
+                "--add-config max.message.bytes=<bytes>)"
+            ) from None
         return Submission(
             draft=draft,
             topic=meta.topic,
@@ -146,9 +193,11 @@ async def submit_draft(
     *,
     topic: str = DEFAULT_DRAFTS_TOPIC,
     traceparent: str | None = None,
+    max_draft_bytes: int = StreamConfig.max_draft_bytes,
 ) -> Submission:
-    """Publish one DraftSubmitted event (a one-off producer; use `DraftSubmitter` for many)."""
-    async with DraftSubmitter(bootstrap, topic=topic) as submitter:
+    """Publish one DraftSubmitted event (a one-off producer; use `DraftSubmitter` for many).
+    TopicMissingError when the topic does not exist, DraftTooLargeError over the size limit."""
+    async with DraftSubmitter(bootstrap, topic=topic, max_draft_bytes=max_draft_bytes) as submitter:
         return await submitter.submit(draft, traceparent=traceparent)
 
 
@@ -228,6 +277,60 @@ async def decisions(
         await consumer.stop()
 
 
+async def find_decision(
+    bootstrap: str,
+    draft_id: str,
+    version: int,
+    *,
+    topic: str = DEFAULT_DECISIONS_TOPIC,
+    within: float = 30.0,
+) -> QADecision | None:
+    """The decision already made on (draft_id, version), if the decisions topic still holds
+    one; None otherwise (also when the topic does not exist). Decisions are keyed by draft_id,
+    so only the partition that key maps to is read, from its beginning to its end as of now,
+    without joining a consumer group."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        await admin.start()
+        if topic not in await admin.list_topics():
+            return None
+        described: list[Any] = await admin.describe_topics([topic])
+    except KafkaConnectionError as exc:
+        raise BrokerUnavailableError.at(bootstrap, exc) from exc
+    finally:
+        await admin.close()
+    partitions = sorted(int(p["partition"]) for p in described[0]["partitions"])
+    if not partitions:
+        return None
+    tp = TopicPartition(topic, DefaultPartitioner()(draft_id.encode(), partitions, partitions))
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False
+    )
+    try:
+        await consumer.start()
+    except KafkaConnectionError as exc:
+        await consumer.stop()
+        raise BrokerUnavailableError.at(bootstrap, exc) from exc
+    found: QADecision | None = None
+    try:
+        consumer.assign([tp])
+        end = (await consumer.end_offsets([tp]))[tp]
+        # An explicit seek: seek_to_beginning() races the reset to "latest" an assignment starts.
+        consumer.seek(tp, (await consumer.beginning_offsets([tp]))[tp])
+        async with asyncio.timeout(within):
+            while await consumer.position(tp) < end:
+                batch = await consumer.getmany(tp, timeout_ms=500)
+                for record in batch.get(tp, ()):
+                    if record.offset >= end or record.key != draft_id.encode():
+                        continue
+                    decision = _decode_decision(record)
+                    if decision and (decision.draft_id, decision.version) == (draft_id, version):
+                        found = decision
+    finally:
+        await consumer.stop()
+    return found
+
+
 class DecisionTail:
     """Reads the decisions topic without joining a consumer group: an observer that never moves
     a publisher's offsets. Used by `multiqa decisions` and `multiqa submit --wait`.
@@ -296,7 +399,10 @@ class DecisionTail:
         self._partitions = [TopicPartition(self.topic, p) for p in parts]
         self._consumer.assign(self._partitions)
         if self.from_beginning or self._topic_was_missing:
-            await self._consumer.seek_to_beginning(*self._partitions)
+            # Explicit seeks: seek_to_beginning() races the reset an assignment starts.
+            firsts = await self._consumer.beginning_offsets(self._partitions)
+            for tp in self._partitions:
+                self._consumer.seek(tp, firsts[tp])
         elif self.last is not None:
             firsts = await self._consumer.beginning_offsets(self._partitions)
             ends = await self._consumer.end_offsets(self._partitions)

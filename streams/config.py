@@ -23,7 +23,10 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from schemas import Limits
 
 ENV_PREFIX = "MULTIQA_"
 
@@ -54,6 +57,11 @@ class StreamConfig:
     """Partitions of every multiqa topic (and of the aggregator's changelog). The unit of
     parallelism: at most this many workers of one role share the load."""
     replication_factor: int = 1
+    max_draft_bytes: int = 2 * 1024 * 1024
+    """Largest draft content (UTF-8 bytes) a writer may submit and the stream accepts (2 MiB, the
+    contract's default); writers and workers must agree. Kafka's limits follow from it:
+    producers' max_request_size, consumers' fetch size and the topics' max.message.bytes (set
+    when multiqa creates them) are `max_message_bytes`."""
 
     # --- roles -------------------------------------------------------------------------------
     reviewers: str = ""
@@ -123,6 +131,12 @@ class StreamConfig:
             self.decided_retention_seconds,
         )
         _check(0 <= self.web_port < 65536, "web_port", self.web_port)
+        _check(
+            1024 <= self.max_draft_bytes <= 64 * 1024 * 1024,
+            "max_draft_bytes",
+            self.max_draft_bytes,
+            "must be between 1024 and 67108864 (64 MiB)",
+        )
         _check(0 <= self.ops_port < 65536, "ops_port", self.ops_port)
         _check(
             not self.trace_url or "{trace_id}" in self.trace_url,
@@ -139,6 +153,10 @@ class StreamConfig:
         ):
             _check(getattr(self, name) > 0, name, getattr(self, name))
         _check(bool(self.bootstrap_servers.strip()), "bootstrap_servers", self.bootstrap_servers)
+        problem = _bootstrap(self.bootstrap_servers)
+        _check(not problem, "bootstrap_servers", self.bootstrap_servers, problem or "")
+        problem = _dsn(self.database_url) if self.database_url else None
+        _check(not problem, "database_url", _masked(self.database_url), problem or "")
         _check(bool(self.app_prefix.strip()), "app_prefix", self.app_prefix)
         topics = self.topic_names()
         _check(all(topics), "topics", topics, "topic names must not be empty")
@@ -180,18 +198,25 @@ class StreamConfig:
         """
         env = os.environ
         found: dict[str, Any] = {}
-        for field, argument, name in (
-            ("bootstrap_servers", bootstrap, "KAFKA_BOOTSTRAP_SERVERS"),
-            ("database_url", database_url, "DATABASE_URL"),
+        for field, option, argument, name, check in (
+            ("bootstrap_servers", "--bootstrap", bootstrap, "KAFKA_BOOTSTRAP_SERVERS", _bootstrap),
+            ("database_url", "--dsn", database_url, "DATABASE_URL", _dsn),
         ):
-            value = (
-                argument
-                or env.get(env_variable(field))
-                or env.get(name)
-                or _devstack_variables().get(name)
+            sources = (
+                (option, lambda argument=argument: argument),
+                (env_variable(field), lambda field=field: env.get(env_variable(field))),
+                (name, lambda name=name: env.get(name)),
+                (f"{name} of the dev stack", lambda name=name: _devstack_variables().get(name)),
             )
-            if value:
-                found[field] = value
+            for source, read in sources:
+                value = read()
+                if value:
+                    # A malformed value is named with where it came from, in one line.
+                    problem = check(value)
+                    if problem:
+                        raise ConfigError(f"{source} {_masked(value)!r} {problem}")
+                    found[field] = value
+                    break
         return cls.from_env(**found)
 
     def to_env(self) -> dict[str, str]:
@@ -210,6 +235,20 @@ class StreamConfig:
             self.decisions_topic,
             self.dead_letters_topic,
         )
+
+    def limits(self) -> Limits:
+        """The codec's size limits for these drafts: content up to `max_draft_bytes`, a whole
+        event up to twice that (title, sources, headers of an otherwise small record)."""
+        from schemas import Limits
+
+        return Limits(
+            max_content_bytes=self.max_draft_bytes, max_payload_bytes=2 * self.max_draft_bytes
+        )
+
+    @property
+    def max_message_bytes(self) -> int:
+        """The largest Kafka message multiqa sends: a whole event plus record overhead."""
+        return 2 * self.max_draft_bytes + 64 * 1024
 
     def broker_url(self) -> str:
         """Faust's broker argument: kafka://host:port[;kafka://host:port...]."""
@@ -253,6 +292,42 @@ def _devstack_variables() -> dict[str, str]:
         return {}
     pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line)
     return {k.strip(): v.strip() for k, v in pairs if not k.lstrip().startswith("#")}
+
+
+def _bootstrap(text: str) -> str | None:
+    """Why `text` is not a list of Kafka brokers (host:port[,host:port]), or None."""
+    hosts = [h.strip() for h in text.split(",")]
+    for host in hosts:
+        address = host.split("://", 1)[1] if "://" in host else host
+        name, sep, port = address.rpartition(":")
+        if not host or not sep or not name or any(c.isspace() for c in address):
+            return "is not a Kafka address: expected host:port, comma-separated for several"
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            return f"is not a Kafka address: port {port!r} is not a number in 1-65535"
+    return None
+
+
+def _dsn(text: str) -> str | None:
+    """Why `text` is not a PostgreSQL URL asyncpg can use, or None."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("postgresql", "postgres"):
+        return "is not a PostgreSQL URL: expected postgresql://user:password@host:port/database"
+    try:
+        port = parts.port
+    except ValueError:
+        return "is not a PostgreSQL URL: its port is not a number in 0-65535"
+    if port == 0 or any(c.isspace() for c in text.strip()):
+        return "is not a PostgreSQL URL: expected postgresql://user:password@host:port/database"
+    return None  # no host is libpq's default (PGHOST, the local socket), as asyncpg reads it
+
+
+def _masked(dsn: str) -> str:
+    """`dsn` without its password (for messages)."""
+    import re
+
+    return re.sub(r"(//[^:/@]*):[^@/]*@", r"\1:***@", dsn)
 
 
 def _check(ok: bool, name: str, value: Any, why: str = "is out of range") -> None:

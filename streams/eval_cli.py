@@ -13,7 +13,6 @@ checked, so a bad input is reported at once.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -126,6 +125,8 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
         raise EvalError(str(exc)) from None
 
     progress = None if args.quiet else _Progress(sys.stderr, len(corpus.cases))
+    import asyncio  # here: building the parser must stay cheap (streams._command)
+
     outcomes = asyncio.run(
         run_eval(corpus, settings, all_reviewers=args.reviewers == "all", progress=progress)
     )

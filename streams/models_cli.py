@@ -14,20 +14,9 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from agents.llm import (
-    LLMError,
-    LLMMisconfigured,
-    LLMRouter,
-    LLMUnavailable,
-    is_thinking_model,
-    model_ref,
-    same_model,
-)
 from agents.settings import Settings
-from agents.settings_service import SettingsService
-from streams import _jsonl as jsonl
 from streams._command import connect_database, discover_config, dsn_option, run_command
 
 NOT_USABLE = 3
@@ -56,12 +45,21 @@ def model_roles(settings: Settings) -> list[tuple[str, str, bool]]:
     ]
 
 
-Listing = list[str] | None | LLMError  # names; None: the server has no listing; or why not
+if TYPE_CHECKING:
+    from agents.llm import LLMError, LLMRouter
+
+    # names; None: the server has no listing; or why not
+    Listing: TypeAlias = list[str] | LLMError | None
+
+# agents.llm (and the model SDKs behind it) is imported when the command runs, not to build the
+# parser (streams._command).
 
 
 async def check_models(settings: Settings, router: LLMRouter | None = None) -> list[ModelStatus]:
     """The status of every LLM role under `settings` (one listing per provider, however many
     roles share it)."""
+    from agents.llm import LLMRouter, same_model
+
     router = router or LLMRouter.from_settings(settings)
     listings: dict[str, Listing] = {}
     found: list[ModelStatus] = []
@@ -91,6 +89,8 @@ async def _check(
     router: LLMRouter,
     listings: dict[str, Listing],
 ) -> ModelStatus:
+    from agents.llm import LLMError, LLMUnavailable, is_thinking_model, model_ref
+
     try:
         ref = model_ref(spec, require_provider=True)
         provider, _ = router.resolve(ref)
@@ -114,6 +114,8 @@ async def _check(
 def _verdict(
     provider: str, model: str, listing: Listing, settings: Settings, router: LLMRouter
 ) -> tuple[bool, str]:
+    from agents.llm import LLMError, LLMMisconfigured, LLMUnavailable
+
     where = getattr(router.providers.get(provider), "base_url", None) or getattr(
         router.providers.get(provider), "host", ""
     )
@@ -160,6 +162,9 @@ def format_table(statuses: list[ModelStatus]) -> str:
 
 
 async def _models(args: argparse.Namespace) -> int:
+    from agents.settings_service import SettingsService
+    from streams import _jsonl as jsonl
+
     config = discover_config(args)
     settings = Settings()
     if config.database_url and not args.defaults:

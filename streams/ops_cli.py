@@ -17,12 +17,8 @@ import urllib.parse
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aiokafka.errors import KafkaError
-
-from schemas import DraftSubmitted, QADecision
-from streams import _jsonl as jsonl
 from streams._command import (
     CommandError,
     bootstrap_option,
@@ -32,10 +28,12 @@ from streams._command import (
     require_database,
     run_command,
 )
-from streams.client import BrokerUnavailableError, DecisionTail, DraftSubmitter
-from streams.db import migrate
-from streams.topics import ensure_topics
-from streams.tracing import trace_id_of
+
+if TYPE_CHECKING:
+    from schemas import DraftSubmitted, QADecision
+
+# Kafka, PostgreSQL, the codec and tracing are imported by the commands that use them, not here:
+# building the parser (`--help`, a bad option, a missing file) stays cheap (streams._command).
 
 # --- submit ------------------------------------------------------------------------------------
 
@@ -78,6 +76,8 @@ def build_draft(args: argparse.Namespace, content: str) -> DraftSubmitted:
         raise CommandError(f"no --title given and {args.file} has no '# ' heading to use")
     if args.version < 1:
         raise CommandError(f"--version must be 1 or more, not {args.version}")
+    from schemas import DraftSubmitted
+
     return DraftSubmitted(
         draft_id=args.draft_id or str(uuid.uuid4()),
         version=args.version,
@@ -94,15 +94,19 @@ def build_draft(args: argparse.Namespace, content: str) -> DraftSubmitted:
 
 
 async def _submit(args: argparse.Namespace) -> int:
+    # The file and the options first: their errors need nothing else loaded.
     draft = build_draft(args, read_draft_file(args.file))
+
+    from streams import _jsonl as jsonl
+    from streams.client import DecisionTail, DraftSubmitter, find_decision
+
     config = discover_config(args)
     bootstrap = config.bootstrap_servers
-    try:
-        # The topics get the configured partition count now, not the broker's default later.
-        await ensure_topics(config, request_timeout=10)
-    except KafkaError as exc:
-        raise BrokerUnavailableError.at(bootstrap, exc) from exc
-    submitter = DraftSubmitter(bootstrap, topic=config.drafts_topic)
+    # No topic is created here: a missing one is TopicMissingError (start a worker, or
+    # `multiqa topics create`), never auto-created by the broker with its default partitions.
+    submitter = DraftSubmitter(
+        bootstrap, topic=config.drafts_topic, max_draft_bytes=config.max_draft_bytes
+    )
     show = _submission_json if args.json else _print_submission
     if not args.wait:
         async with submitter:
@@ -110,13 +114,34 @@ async def _submit(args: argparse.Namespace) -> int:
         show(submission.draft, submission.topic, submission.partition,
              submission.offset, submission.traceparent)  # fmt: skip
         return 0
-    async with DecisionTail(bootstrap, topic=config.decisions_topic) as tail, submitter:
-        submission = await submitter.submit(draft)
-        show(draft, submission.topic, submission.partition, submission.offset,
-             submission.traceparent)  # fmt: skip
-        waiting = f"waiting up to {args.timeout:g} s for the decision ..."
-        jsonl.note(waiting) if args.json else print(waiting, flush=True)
-        decision = await tail.wait_for(draft.draft_id, draft.version, within=args.timeout)
+    async with DecisionTail(bootstrap, topic=config.decisions_topic) as tail:
+        # A version already decided gets no second decision (the aggregator drops the
+        # duplicate): show the one there is instead of waiting for one that never comes.
+        decided = await find_decision(
+            bootstrap, draft.draft_id, draft.version, topic=config.decisions_topic
+        )
+        if decided is None:
+            async with submitter:
+                submission = await submitter.submit(draft)
+            show(draft, submission.topic, submission.partition, submission.offset,
+                 submission.traceparent)  # fmt: skip
+            waiting = f"waiting up to {args.timeout:g} s for the decision ..."
+            jsonl.note(waiting) if args.json else print(waiting, flush=True)
+            decision = await tail.wait_for(draft.draft_id, draft.version, within=args.timeout)
+    if decided is not None:
+        note = (
+            f"draft {draft.draft_id} v{draft.version} was already decided at "
+            f"{decided.decided_at:%Y-%m-%d %H:%M:%S} UTC; not submitted again (a re-submission "
+            "of a decided version gets no new decision: submit a new --version to review it "
+            "again)"
+        )
+        if args.json:
+            jsonl.note(note)
+            jsonl.emit("decision", jsonl.decision_object(decided))
+        else:
+            print(note)
+            print(format_decision(decided))
+        return 0
     if decision is None:
         raise CommandError(
             f"no decision on draft {draft.draft_id} v{draft.version} within {args.timeout:g} s "
@@ -132,6 +157,9 @@ async def _submit(args: argparse.Namespace) -> int:
 def _submission_json(
     draft: DraftSubmitted, topic: str, partition: int, offset: int, traceparent: str
 ) -> None:
+    from streams import _jsonl as jsonl
+    from streams.tracing import trace_id_of
+
     jsonl.emit(
         "submission",
         {
@@ -225,6 +253,9 @@ def _line(cells: Sequence[str]) -> str:
 
 
 async def _decisions(args: argparse.Namespace) -> int:
+    from streams import _jsonl as jsonl
+    from streams.client import DecisionTail
+
     if args.limit < 1:
         raise CommandError(f"--limit must be 1 or more, not {args.limit}")
     config = discover_config(args)
@@ -263,6 +294,8 @@ async def _decisions(args: argparse.Namespace) -> int:
 
 
 async def _status(args: argparse.Namespace) -> int:
+    from streams import _jsonl as jsonl
+
     config = discover_config(args)
     async with connect_database(require_database(config)) as pool:
         found = await draft_status(pool, args.draft_id, args.version)
@@ -461,6 +494,8 @@ async def draft_status(pool: Any, draft_id: str, version: int | None) -> list[st
 
 
 async def _db_migrate(args: argparse.Namespace) -> int:
+    from streams.db import migrate
+
     config = discover_config(args)
     async with connect_database(require_database(config)) as pool:
         applied = await migrate(pool)

@@ -29,20 +29,18 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaConnectionError
 
 from agents.aggregate import build_decision
-from agents.settings import Settings, SettingsError, apply_overrides, validate_value
+from agents.settings import Settings, apply_overrides
 from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult, decode, encode
 from streams._command import (
     CommandError,
-    bootstrap_option,
     connect_database,
     discover_config,
-    dsn_option,
-    run_command,
 )
 from streams.client import BrokerUnavailableError
 from streams.config import StreamConfig
 from streams.history._report import Item, Report
 from streams.progress import Progress
+from streams.replay_cli import parse_overrides
 
 R = TypeVar("R", QADecision, ReviewerResult)
 
@@ -253,16 +251,6 @@ async def publish(bootstrap: str, topic: str, decisions: Sequence[QADecision]) -
 # --- the command -------------------------------------------------------------------------------
 
 
-def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise SettingsError(f"--set {pair!r}: expected KEY=VALUE")
-        values[key.strip()] = value
-    return values
-
-
 async def _base_settings(config: StreamConfig, use_database: bool) -> Settings:
     if not (use_database and config.database_url):
         return Settings()
@@ -277,16 +265,15 @@ def _with_overrides(settings: Settings, overrides: dict[str, str]) -> Settings:
     return apply_overrides(settings, overrides) if overrides else settings
 
 
-async def _rescore_command(args: argparse.Namespace) -> int:
+async def rescore_command(args: argparse.Namespace) -> int:
+    """`multiqa rescore` (parsed by streams.replay_cli)."""
     config = discover_config(args)
     if args.publish and args.publish == config.decisions_topic:
         raise CommandError(
             f"refusing to publish re-scored decisions to the live topic {args.publish}: "
             "the publisher acts on what it reads there; pick another topic"
         )
-    overrides = parse_overrides(args.set or ())
-    for key, value in overrides.items():  # refused before the broker or database is asked
-        validate_value(key, value)
+    overrides = parse_overrides(args.set or ())  # each already checked by streams.replay_cli
     settings = _with_overrides(await _base_settings(config, not args.defaults), overrides)
     report = await rescore_topics(
         config,
@@ -327,25 +314,5 @@ def _verdict(decision: QADecision) -> str:
     return "approved" if decision.approved else "rejected"
 
 
-def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "rescore",
-        parents=[bootstrap_option(), dsn_option("for the current settings")],
-        help="re-decide past drafts from their recorded reviews under other settings",
-        description=(
-            "Read qa.decisions and qa.reviews from the beginning and re-run the aggregation on "
-            "each decision's evidence with the current settings (from PostgreSQL, or the "
-            "defaults with --defaults) plus --set overrides. Reports what would change."
-        ),
-    )
-    parser.add_argument(
-        "--set", action="append", metavar="KEY=VALUE", help="a setting to try (repeatable)"
-    )
-    parser.add_argument(
-        "--defaults", action="store_true", help="start from default settings, not the database"
-    )
-    parser.add_argument("--publish", metavar="TOPIC", help="also publish re-scored decisions here")
-    parser.add_argument("--show", type=int, default=20, help="changed drafts listed (20)")
-    parser.add_argument("--json", action="store_true", help="JSON lines: items, then a summary")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    parser.set_defaults(func=run_command("multiqa rescore", _rescore_command))
+# The parser of `multiqa rescore` is streams.replay_cli (light to import); it runs
+# `rescore_command` above.

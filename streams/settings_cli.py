@@ -13,10 +13,12 @@ import argparse
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agents.settings import Settings, SettingsError, is_known_key, validate_value
-from agents.settings_service import SettingInfo, SettingsService, to_text
+from agents.settings import Settings, SettingsError, is_known_key, to_text, validate_value
+
+if TYPE_CHECKING:
+    from agents.settings_service import SettingInfo, SettingsService
 from streams._command import (
     connect_database,
     discover_config,
@@ -28,6 +30,8 @@ from streams._command import (
 
 @asynccontextmanager
 async def _service(args: argparse.Namespace) -> AsyncIterator[SettingsService]:
+    from agents.settings_service import SettingsService
+
     async with connect_database(require_database(discover_config(args))) as pool:
         yield SettingsService(pool, ttl_seconds=0)
 
@@ -56,6 +60,8 @@ async def _unset(args: argparse.Namespace) -> int:
 
 
 async def _list(args: argparse.Namespace) -> int:
+    from agents.settings_service import SettingInfo
+
     if args.defaults:
         infos = [
             SettingInfo(key, to_text(default), to_text(default), False, doc)

@@ -19,9 +19,17 @@ from typing import Any
 
 import faust
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import TopicAlreadyExistsError, for_code
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError, for_code
 
-from schemas import DeadLetter, DraftSubmitted, InvalidRecordError, QADecision, ReviewerResult
+from schemas import (
+    Codec,
+    DeadLetter,
+    DraftSubmitted,
+    InvalidRecordError,
+    QADecision,
+    ReviewerResult,
+)
 from streams.config import StreamConfig
 from streams.serde import EventSchema
 
@@ -60,7 +68,8 @@ def declare(app: faust.App, config: StreamConfig) -> Topics:
     def topic(name: str, record: type[Any]) -> faust.TopicT:
         return app.topic(
             name,
-            schema=EventSchema(record),
+            # The codec's size limits follow MULTIQA_MAX_DRAFT_BYTES, as the writers' do.
+            schema=EventSchema(record, codec=Codec(limits=config.limits())),
             partitions=config.partitions,
             replicas=config.replication_factor,
         )
@@ -89,17 +98,9 @@ async def ensure_topics(config: StreamConfig, *, request_timeout: float = 30.0) 
     try:
         await admin.start()
         new_topics = [
-            NewTopic(n, config.partitions, config.replication_factor) for n in config.topic_names()
+            NewTopic(n, config.partitions, config.replication_factor, topic_configs=configs)
+            for n, configs in topic_configs(config).items()
         ]
-        # Deadline nudges are worthless after a few minutes (the timer re-sends while due).
-        new_topics.append(
-            NewTopic(
-                config.deadlines_topic,
-                config.partitions,
-                config.replication_factor,
-                topic_configs={"retention.ms": str(DEADLINES_RETENTION_MS)},
-            )
-        )
         response = await admin.create_topics(new_topics, timeout_ms=int(request_timeout * 1000))
         created: list[str] = []
         for error in response.topic_errors:
@@ -120,15 +121,81 @@ async def ensure_topics(config: StreamConfig, *, request_timeout: float = 30.0) 
             counts = await partition_counts(admin, names)
         wrong = {n: c for n, c in counts.items() if c != config.partitions}
         if wrong:
+            name, count = sorted(wrong.items())[0]
+            more = (
+                f" (and {len(wrong) - 1} more: {', '.join(sorted(wrong)[1:])})"
+                if len(wrong) > 1
+                else ""
+            )
             raise TopicSetupError(
-                f"topics exist with a partition count other than MULTIQA_PARTITIONS="
-                f"{config.partitions}: {wrong}; recreate them or set MULTIQA_PARTITIONS to match"
+                f"topic {name} has {count} partition{'s' if count != 1 else ''}, multiqa is "
+                f"configured for {config.partitions} (MULTIQA_PARTITIONS){more}; delete it "
+                "(if it holds nothing to keep, e.g. the broker auto-created it) and run "
+                f"`multiqa topics create`, or set MULTIQA_PARTITIONS={count} everywhere"
             )
         if created:
             log.info("created topics %s with %d partitions", created, config.partitions)
+        await _warn_small_message_limits(admin, config, [n for n in names if n not in created])
         return created
     finally:
         await admin.close()
+
+
+def topic_configs(config: StreamConfig) -> dict[str, dict[str, str]]:
+    """Every topic multiqa creates, with the configs it is created with: messages up to
+    `config.max_message_bytes` (a draft of `max_draft_bytes`; a dead letter carries a whole
+    undecodable message, so it gets twice that), and deadline nudges kept an hour only (they are
+    worthless after a few minutes: the timer re-sends while due)."""
+    size = {"max.message.bytes": str(config.max_message_bytes)}
+    return {
+        config.drafts_topic: size,
+        config.reviews_topic: size,
+        config.decisions_topic: size,
+        config.dead_letters_topic: {"max.message.bytes": str(2 * config.max_message_bytes)},
+        config.deadlines_topic: {"retention.ms": str(DEADLINES_RETENTION_MS)},
+    }
+
+
+async def _warn_small_message_limits(
+    admin: AIOKafkaAdminClient, config: StreamConfig, names: list[str]
+) -> None:
+    """One warning per existing topic whose max.message.bytes is below what multiqa sends to
+    it (a topic made before multiqa set it, or by hand): large drafts would be refused there."""
+    wanted = {
+        n: c["max.message.bytes"]
+        for n, c in topic_configs(config).items()
+        if c.get("max.message.bytes")
+    }
+    resources = [
+        ConfigResource(ConfigResourceType.TOPIC, n, configs={"max.message.bytes": None})
+        for n in names
+        if n in wanted
+    ]
+    if not resources:
+        return
+    try:
+        responses: list[Any] = await admin.describe_configs(resources)
+    except KafkaError as exc:  # a broker that will not say: nothing to warn about
+        log.debug("describe_configs failed: %s", exc)
+        return
+    for response in responses:
+        for error_code, _msg, _type, name, entries, *_ in response.resources:
+            if error_code:
+                continue
+            for entry in entries:
+                if entry[0] == "max.message.bytes" and int(entry[1]) < int(wanted[name]):
+                    log.warning(
+                        "topic %s accepts messages up to %s bytes (max.message.bytes), below the "
+                        "%s that drafts of MULTIQA_MAX_DRAFT_BYTES=%d need: raise it with "
+                        "kafka-configs.sh --alter --entity-type topics --entity-name %s "
+                        "--add-config max.message.bytes=%s",
+                        name,
+                        entry[1],
+                        wanted[name],
+                        config.max_draft_bytes,
+                        name,
+                        wanted[name],
+                    )
 
 
 async def partition_counts(admin: AIOKafkaAdminClient, names: list[str]) -> dict[str, int]:

@@ -24,11 +24,11 @@ from aiokafka.errors import KafkaError
 
 from agents.base import Deps, ReviewerSpec
 from agents.settings import Settings
-from streams import tracing
+from streams import tracing, worker_cli
 from streams._command import discover_config, print_error
 from streams.app import Runtime, create_app, select_reviewers
 from streams.config import StreamConfig
-from streams.topics import ensure_topics
+from streams.topics import TopicSetupError, ensure_topics
 
 log = logging.getLogger(__name__)
 
@@ -181,30 +181,18 @@ def _reviewer_names(text: str | None) -> list[str] | None:
     return [] if names == ["none"] else names
 
 
-def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "worker",
-        help="run the stream: reviewer agents, aggregator, sinks",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--reviewers",
-        metavar="NAMES",
-        help="comma-separated reviewers to run here, or 'none' (default: every deployed reviewer)",
-    )
-    parser.add_argument(
-        "--no-aggregator", action="store_true", help="do not run the aggregator here"
-    )
-    parser.add_argument("--no-sinks", action="store_true", help="do not run the sinks here")
-    parser.add_argument("--loglevel", default="info", help="debug, info, warning, error")
-    parser.set_defaults(func=_run_from_args)
+# The parser lives in streams.worker_cli (it imports nothing heavy, so `multiqa worker --help` and
+# a bad option answer at once); `python -m streams.worker` uses the same one.
+add_parser = worker_cli.add_parser
 
 
-def _run_from_args(args: argparse.Namespace) -> int:
+def run_from_args(args: argparse.Namespace) -> int:
+    """`multiqa worker` (streams.worker_cli parses the arguments)."""
     # Not `run_command`: a worker runs for good, its own event loop, aiokafka's logs kept. What
     # it refuses up front is a usage error (exit 2), as for argparse.
+    from streams.db import MigrationError
     from streams.observe import OpsServerError
+    from streams.sinks import SinkError
 
     try:
         config = discover_config(args)
@@ -218,6 +206,10 @@ def _run_from_args(args: argparse.Namespace) -> int:
     except ValueError as exc:  # ConfigError, unknown reviewer names, nothing to run
         return print_error("multiqa worker", exc, code=2)
     except OpsServerError as exc:  # the operations endpoint's port is taken
+        return print_error("multiqa worker", exc, code=1)
+    except (TopicSetupError, MigrationError, SinkError) as exc:
+        # Not an outage to wait out: a topic with the wrong partition count, an installation
+        # without its migrations, a schema that cannot be applied. One line, exit 1.
         return print_error("multiqa worker", exc, code=1)
 
 

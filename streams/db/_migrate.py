@@ -22,8 +22,23 @@ class Migration:
 
 
 def available_migrations() -> list[Migration]:
+    """The SQL files shipped in the package, in order. None at all is a broken install (a wheel
+    built without its package data), a MigrationError: no retry can fix it."""
+    folder = resources.files("streams.db").joinpath("migrations")
+    try:
+        entries = list(folder.iterdir())
+    except OSError as exc:
+        raise MigrationError(
+            f"no SQL migrations in this installation ({folder}: {exc.strerror or exc}); "
+            "reinstall multiqa from a wheel that includes streams/db/migrations/*.sql"
+        ) from None
+    if not any(_FILE_NAME.match(entry.name) for entry in entries):
+        raise MigrationError(
+            f"no SQL migrations in this installation ({folder} holds none); reinstall multiqa "
+            "from a wheel that includes streams/db/migrations/*.sql"
+        )
     found: list[Migration] = []
-    for entry in resources.files("streams.db").joinpath("migrations").iterdir():
+    for entry in entries:
         match = _FILE_NAME.match(entry.name)
         if not match:
             if entry.name.endswith(".sql"):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import time
 from typing import Any
 
 from streams._command import run_command
-from streams.devstack import Settings, stack
+from streams.devstack import Settings
+
+# The launchers (streams.devstack.stack) are imported by the actions, not to build the parser.
 
 
 def add_parser(subparsers: Any) -> None:
@@ -58,6 +59,8 @@ def _services(args: argparse.Namespace) -> tuple[bool, bool]:
 
 
 def _cmd_up(args: argparse.Namespace) -> int:
+    from streams.devstack import stack
+
     kafka, postgres = _services(args)
     started = time.monotonic()
     settings = Settings.from_env()
@@ -99,6 +102,8 @@ def _model_up(settings: Settings) -> None:
 
 
 def _cmd_down(args: argparse.Namespace) -> int:
+    from streams.devstack import stack
+
     kafka, postgres = _services(args)
     stopped = stack.down(kafka=kafka, postgres=postgres)
     if kafka and postgres:
@@ -111,6 +116,8 @@ def _cmd_down(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
+    from streams.devstack import stack
+
     current = stack.status()
     from streams.devstack import model
 
@@ -128,7 +135,9 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 
 async def _cmd_check(args: argparse.Namespace) -> int:
-    from streams.devstack import check
+    import asyncio
+
+    from streams.devstack import check, stack
 
     kafka, postgres = _services(args)
     info = await asyncio.to_thread(stack.up, kafka=kafka, postgres=postgres)

@@ -124,6 +124,7 @@ def kraft_env(advertised: str) -> dict[str, str]:
         "KAFKA_TRANSACTION_STATE_LOG_MIN_ISR": "1",
         "KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS": "0",
         "KAFKA_NUM_PARTITIONS": "1",
+        "KAFKA_AUTO_CREATE_TOPICS_ENABLE": "false",  # as the local stack: no topic by accident
     }
 
 

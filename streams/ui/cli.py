@@ -9,7 +9,6 @@ Bound to 127.0.0.1 unless told otherwise: the pages show drafts and feedback, an
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import Any
 
 from streams._command import (
@@ -23,6 +22,8 @@ from streams._command import (
 
 
 async def _ui(args: argparse.Namespace) -> int:
+    import asyncio
+
     from aiohttp import web
 
     from streams.ui import DecisionsUI

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -33,10 +34,17 @@ def _run(argv: list[str], *, timeout: float = 600, **kwargs) -> subprocess.Compl
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # From a copy of what deploy/Dockerfile copies: building in the checkout would leave a
+    # build/ folder there, whose stale files a later build could carry into its wheel.
+    src = tmp_path_factory.mktemp("src")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, src / name)
+    for package in PACKAGES:
+        shutil.copytree(REPO / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("dist")
     proc = _run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir", str(out), "."],
-        cwd=REPO,
+        cwd=src,
     )
     assert proc.returncode == 0, proc.stderr
     (built,) = out.glob("multiqa-*.whl")

@@ -347,15 +347,46 @@ def test_bad_config_variable_is_one_line(cli_subprocess):
 
 
 async def test_submit_refuses_drafts_over_the_size_limits(cli_env, run_cli, tmp_path):
-    # Over the codec's content limit (2 MiB): refused before anything is sent.
+    # Over the draft limit (MULTIQA_MAX_DRAFT_BYTES, 2 MiB): refused before anything is sent,
+    # naming the limit and the setting that raises it.
     huge = tmp_path / "huge.md"
     huge.write_text("# Big\n\n" + "word " * 700_000)
     code, out, err = await run_cli("submit", str(huge))
     assert (code, out) == (1, "")
-    assert err.startswith("multiqa submit: error: content is 3500007 bytes, over the maximum")
-    # Under it, but over Kafka's default 1 MB message size: the producer refuses, one line too.
+    assert err.count("\n") == 1
+    assert err.startswith("multiqa submit: error: draft ") and "content is 3500007 bytes" in err
+    assert "MULTIQA_MAX_DRAFT_BYTES=2097152 (2 MiB)" in err
+    # Under it, but the topic (made by this test's fixture, not by multiqa) keeps the broker's
+    # 1 MB default max.message.bytes: the broker refuses it, one line naming that limit.
     big = tmp_path / "big.md"
     big.write_text("# Big\n\n" + "word " * 300_000)
     code, out, err = await run_cli("submit", str(big))
     assert (code, out) == (1, "")
-    assert err.count("\n") == 1 and "MessageSizeTooLargeError" in err
+    assert err.count("\n") == 1 and "max.message.bytes" in err
+    assert f"on topic {cli_env.config.drafts_topic}" in err
+    assert await read_nothing(cli_env)
+
+
+async def read_nothing(cli_env) -> bool:
+    """True when the test's drafts topic holds no message at all."""
+    return await topic_is_empty(cli_env.config.bootstrap_servers, cli_env.config.drafts_topic)
+
+
+async def topic_is_empty(bootstrap: str, topic: str) -> bool:
+    from aiokafka import TopicPartition
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        [described] = await admin.describe_topics([topic])
+    finally:
+        await admin.close()
+    tps = [TopicPartition(topic, p["partition"]) for p in described["partitions"]]
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+    await consumer.start()
+    try:
+        ends = await consumer.end_offsets(tps)
+    finally:
+        await consumer.stop()
+    return bool(tps) and all(v == 0 for v in ends.values())
