@@ -88,7 +88,8 @@ async def _rereview(args: argparse.Namespace) -> int:
     from streams.history._report import Report
     from streams.history._rereview import RereviewError, Run, drafts_in_range, save, spend
     from streams.progress import Progress
-    from streams.replay import _base_settings, _with_overrides, parse_overrides
+    from streams.replay import _base_settings, _with_overrides
+    from streams.replay_cli import parse_overrides
 
     config = discover_config(args)
     dsn = require_database(config)
