@@ -99,11 +99,14 @@ class SettingsService:
                 return cached[1]
             try:
                 settings = settings_from_rows(await self.overrides())
-            except Exception:
+            except Exception as exc:
                 if cached is None:
                     raise
+                # An outage, not a bug: the reason in one line (a worker rate-limits it).
                 log.warning(
-                    "app_settings unreadable; serving the last settings read", exc_info=True
+                    "app_settings unreadable (%s: %s); serving the last settings read",
+                    type(exc).__name__,
+                    exc,
                 )
                 return cached[1]
             self._cached = (self._clock(), settings)

@@ -46,7 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return 2
-    result: int = func(args)
+    try:
+        result: int = func(args)
+    except KeyboardInterrupt:  # Ctrl-C while a command is still loading: no traceback
+        return 130
     return result
 
 

@@ -24,7 +24,7 @@ from aiokafka.errors import KafkaError
 
 from agents.base import Deps, ReviewerSpec
 from agents.settings import Settings
-from streams import tracing, worker_cli
+from streams import tracing, worker_cli, worker_log
 from streams._command import discover_config, print_error
 from streams.app import Runtime, create_app, select_reviewers
 from streams.config import StreamConfig
@@ -137,10 +137,24 @@ def run(
     refuse_overlaps(loop, config, stream)
     if ops is not None:
         ops.attach(stream, runtime)
-    log.info("starting consumer group %s", stream.group_id)
+    log.debug("starting consumer group %s", stream.group_id)
+    worker_log.announce_ready(
+        stream.app, _roles(stream), config.bootstrap_servers, config.database_url
+    )
     worker = stream.worker(loop=loop, loglevel=loglevel)
     _log_context_after_setup(worker)
+    worker_log.install(worker)  # one line per outage reason, no rebalance noise
     worker.execute_from_commandline()
+
+
+def _roles(stream: Any) -> list[str]:
+    """The roles this process runs, as the ready line names them."""
+    roles = [f"reviewer-{name}" for name in stream.reviewers]
+    if stream.aggregator is not None:
+        roles.append("aggregator")
+    if stream.sinks is not None:
+        roles.append("sinks")
+    return roles
 
 
 def _start_ops(config: StreamConfig, loop: asyncio.AbstractEventLoop) -> Any:
