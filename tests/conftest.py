@@ -17,6 +17,7 @@ Isolation:
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -138,11 +139,28 @@ async def pg_dsn(
     try:
         yield _with_database(postgres_dsn, database)
     finally:
-        admin = await asyncpg.connect(postgres_dsn, timeout=30)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        finally:
-            await admin.close()
+        await _drop_database(postgres_dsn, database)
+
+
+async def _drop_database(postgres_dsn: str, database: str) -> None:
+    """DROP DATABASE ... WITH (FORCE), retried while it fails on privileges: PostgreSQL 15 refuses
+    to terminate an autovacuum worker that is visiting the new database ("must be a member of the
+    role whose process is being terminated") unless the role has pg_signal_backend. The worker
+    leaves within a moment; a test's own connections never cause this (same role)."""
+    import asyncpg
+
+    admin = await asyncpg.connect(postgres_dsn, timeout=30)
+    try:
+        for attempt in range(40):
+            try:
+                await admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+                return
+            except asyncpg.InsufficientPrivilegeError:
+                if attempt == 39:
+                    raise
+                await asyncio.sleep(0.25)
+    finally:
+        await admin.close()
 
 
 @pytest_asyncio.fixture
