@@ -3,7 +3,7 @@ outages at most one line per reason every few seconds, with a count, without a t
 
 - `announce_ready(app, roles, ...)`: once the worker's Faust app has finished its first
   rebalance (partitions assigned, tables recovered: Faust's `on_rebalance_complete`), one INFO
-  line on `multiqa.worker` naming the roles, the broker and the database (no password).
+  line on this module's logger naming the roles, the broker and the database (no password).
 - `OutageFilter`: installed on the root handlers by `install(worker)` once mode has configured
   logging. Records of an expected outage (a broker or database away: the loggers in `OUTAGE`)
   pass once per reason per `window` seconds; the next one that passes says how many were held
@@ -22,14 +22,14 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-log = logging.getLogger("multiqa.worker")
+log = logging.getLogger(__name__)
 
-# Loggers whose warnings and errors mean "something we depend on is away for now".
+# Loggers whose warnings and errors mean "something we depend on is away for now" (every
+# module logs under its own name: logging.getLogger(__name__)).
 OUTAGE = (
-    "multiqa.settings",
-    "multiqa.sinks",
-    "multiqa.worker",
-    "multiqa.audit",
+    "agents.settings_service",
+    "streams.sinks",
+    "streams.worker",
     "aiokafka",
     "asyncpg",
 )

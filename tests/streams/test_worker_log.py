@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from agents.settings_service import SettingsService
+from agents.settings_service import log as settings_log
 from streams.worker_log import OutageFilter
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,28 +41,30 @@ def test_an_outage_is_one_line_per_reason_per_window_with_a_count() -> None:
     passed = []
     for i in range(300):  # 300 failing reads within 3 s
         clock.now = 100.0 + i * 0.01
-        record = _record("multiqa.settings", "app_settings unreadable", exc=ConnectionError("x"))
+        record = _record(
+            "agents.settings_service", "app_settings unreadable", exc=ConnectionError("x")
+        )
         if outage.filter(record):
             passed.append(record)
     assert len(passed) == 1 and passed[0].exc_info is None  # no traceback
     assert "ConnectionError: x" in passed[0].getMessage()
     # Another reason is not held back by the first.
-    assert outage.filter(_record("multiqa.sinks", "PostgreSQL unavailable writing %s"))
+    assert outage.filter(_record("streams.sinks._sink", "PostgreSQL unavailable writing %s"))
     clock.now = 106.0
-    again = _record("multiqa.settings", "app_settings unreadable", exc=ConnectionError("x"))
+    again = _record("agents.settings_service", "app_settings unreadable", exc=ConnectionError("x"))
     assert outage.filter(again)
     assert "[299 more like this in the last 6 s]" in again.getMessage()
 
 
 def test_other_records_pass_untouched_and_a_rebalance_is_not_a_warning() -> None:
     outage = OutageFilter(5.0, clock=Clock())
-    bug = _record("multiqa.streams", "agent crashed", logging.ERROR, exc=KeyError("k"))
+    bug = _record("streams.reviewer_agents", "agent crashed", logging.ERROR, exc=KeyError("k"))
     assert outage.filter(bug) and outage.filter(bug) and bug.exc_info is not None
     heartbeat = "Heartbeat failed for group mq-reviewer-critic because it is rebalancing"
     assert not outage.filter(_record("aiokafka.consumer.group_coordinator", heartbeat))
     logging.getLogger().setLevel(logging.INFO)
     assert not outage.filter(_record("faust.tables.recovery", "Worker ready", logging.INFO))
-    assert outage.filter(_record("multiqa.worker", "worker ready: ...", logging.INFO))
+    assert outage.filter(_record("streams.worker_log", "worker ready: ...", logging.INFO))
 
 
 async def test_a_database_outage_under_load_logs_a_line_not_thousands(pg_pool) -> None:
@@ -84,7 +87,7 @@ async def test_a_database_outage_under_load_logs_a_line_not_thousands(pg_pool) -
 
     handler = Collect()
     handler.addFilter(OutageFilter(5.0))
-    logger = logging.getLogger("multiqa.settings")
+    logger = settings_log  # the logger SettingsService really uses
     logger.addHandler(handler)
     try:
         for _ in range(2000):
