@@ -45,10 +45,46 @@ _CLAIMS = phrases(
         rf"our {_MORE}(?P<team>{_N})\+? (?:employees|engineers|designers|developers|experts|staff"
         r"|specialists|consultants|people|members|writers)(?![a-z])",
     ),
+    # "our 60-person engineering team", "a 200-strong studio"
+    (
+        "our",
+        rf"our (?P<team>{_N})[- ](?:person|people|strong|member)(?: [a-z-]+){{0,2}}?"
+        r" (?:team|staff|company|agency|studio|crew|workforce|department)(?![a-z])",
+    ),
+    # "we employ 80 people", "we now have 40 engineers", "we are 30 people" (a bare "we have two
+    # developers on call" is about a rota, not the headcount)
+    *(
+        (
+            "employ employs have has are is",
+            rf"(?:we|{{company}}) {verb} {_MORE}(?P<team>{_N})\+? (?:full-time )?(?:employees"
+            r"|engineers|designers|developers|staff|specialists|consultants|people|members"
+            r"|writers)(?![a-z])",
+        )
+        for verb in (
+            r"(?:now |currently |today )?(?:employ|employs|are|is)",
+            r"(?:now|currently|today) (?:have|has)",
+            r"(?:have|has)(?= (?:over|more than) )",
+        )
+    ),
+    # "we've been building booking tools since 2011": a year, not a count of years; the verbs
+    # are the business's own work ("we have been using Figma since 2016" is about people)
+    (
+        "been",
+        rf"(?:we|{{company}})(?:{_A}ve| have| has) been (?:building|making|designing|developing"
+        r"|creating|serving|helping|running|operating|working|supporting|providing|offering"
+        r"|selling|shipping|writing|delivering|advising|consulting|in business|around|trading)"
+        r"(?: [\w&.-]+){0,8}? since "
+        r"(?:as early as |back in )?(?P<since>(?:19|20)\d\d)(?!\d)",
+    ),
     (
         "been",
         rf"(?:we|{{company}})(?:{_A}ve| have| has) been [a-z]+(?: [\w&.-]+){{0,8}}? (?:for|since) "
-        rf"{_MORE}(?P<years>{_N})(?: years?)?(?![\w-])",
+        rf"{_MORE}(?!(?:19|20)\d\d(?!\d))(?P<years>{_N})(?: years?)?(?![\w-])",
+    ),
+    # "Since 2009, we have helped ..."
+    (
+        "since",
+        rf"since (?P<since>(?:19|20)\d\d),? (?:we|{{company}})(?:{_A}ve| have| has)? [a-z]+",
     ),
     (
         "spent invested",
@@ -76,6 +112,13 @@ _CLAIMS = phrases(
         r"|let|allows|came|grew|hit)(?![a-z])",
     ),
     ("raised", r"we(?: recently)? raised (?P<money>[$\u20ac\u00a3]\d)"),
+    # "we doubled our revenue", "Acme tripled its annual sales"
+    (
+        "doubled tripled quadrupled grew increased boosted",
+        rf"(?:we|{{company}})(?: have| has|{_A}ve)? (?:doubled|tripled|quadrupled|grew|increased"
+        r"|boosted) (?:our|its) (?:annual |monthly |recurring |total |net |gross )?"
+        r"(?P<money>revenues?|profits?|margins?|sales|arr|mrr|turnover|earnings)(?![a-z])",
+    ),
     (
         "helped served trained supported worked",
         rf"(?:we|{{company}})(?:{_A}ve| have| has)? (?:helped|served|worked with|trained|supported)"
@@ -193,6 +236,14 @@ def _judge(match: re.Match[str], ctx: Context) -> str | None:
         return f"team size {size} contradicts company_team_size={known}"
     if "years" in groups:
         return _age(_number(groups["years"]), more, ctx)
+    if "since" in groups:
+        year = int(groups["since"])
+        known = settings.company_founded_year
+        if not known:
+            return f"company active since {year} cannot be known (company_founded_year is not set)"
+        if year >= known:
+            return None
+        return f"active since {year} contradicts company_founded_year={known}"
     if "founded" in groups:
         year = int(groups["founded"])
         known = settings.company_founded_year

@@ -148,13 +148,22 @@ def test_rhetorical_citations_stay_warnings() -> None:
         "We processed over 2 million orders through our clients' shops last year.",
         "Acme Corp, one of our clients, shares data with us.",
         "Our profit margin doubled last year, and our recent funding round lets us test more.",
+        "Our 60-person engineering team moves the bookings over in a weekend.",
+        "Today we employ 70 designers across four time zones.",
+        "We now have 40 engineers on the platform.",
+        "We have over 30 consultants in the field.",
+        "We have been building booking software for guesthouses since 2011.",
+        "Since 2010, we have helped restaurants take orders online.",
+        "In the year after the move we doubled our revenue from retainers.",
+        "Larkspur Labs tripled its annual sales.",
     ],
 )
 def test_company_claims_the_facts_do_not_support_reject(claim: str) -> None:
     """follows upstream test_catches_impossible_age_claim,
     test_first_person_our_revenue_still_caught,
     test_facts_are_configurable; issue 11: revenue, team size, client lists, against the
-    company-fact settings"""
+    company-fact settings, in several wordings ("N-person team", "we employ", "since 2011",
+    "we doubled our revenue")"""
     assert rejected_by(claim, {"unknowable_company_claim"}, COMPANY)
 
 
@@ -167,6 +176,12 @@ def test_company_claims_the_facts_do_not_support_reject(claim: str) -> None:
         "Halvorsen Freight, one of our clients, shares shipment events nightly.",
         "Our clients include Halvorsen Freight and Mistral Bakery Group.",
         f"Since we started in {FOUNDED}, we have kept every ticket.",
+        "Our 8-person team works remotely; we employ 8 people in all.",
+        f"We have been building importer dashboards since {FOUNDED}.",
+        "Figma has been around since 2016, and we still start every site there.",
+        "We have two developers on call each week.",
+        "Since 2015, Python has shipped type hints. We doubled the cache size.",
+        "If you have 200 employees, you need an HR system.",
     ],
 )
 def test_claims_the_facts_support_and_advice_to_the_reader_pass(claim: str) -> None:
