@@ -85,9 +85,9 @@ _ANECDOTES = (
     ),
     anchored(
         "company startup org organization organisation employer firm agency workplace job "
-        "studio lab office",
+        "studio lab office client customer",
         r"(?:company|startup|org|organi[sz]ation|employer|firm|agency|workplace|job|day job"
-        r"|studio|lab|office)(?![a-z])",
+        r"|studio|lab|office|client|customer)(?![a-z])",
         r"(?:at|for|in) (?:my|our) (?:current |previous |former |old |last |first )?",
         30,
         "my_ our_ current_ previous_ former_ old_ last_ first_",
@@ -142,6 +142,55 @@ _ANECDOTES = (
         also=_I_WE,
     ),
     anchored("team", r"my team and i(?![a-z])", also=_I_WE),
+    # Recollections: "I remember the first time I deployed", "I once spent a weekend ..."
+    anchored(
+        "remember",
+        r"remember (?:the (?:first|last|one|day|night|week|time)|when|how (?:i|we))(?![a-z])",
+        r"(?:i|we) (?:still |clearly |vividly )?",
+        12,
+        also=_I_WE,
+    ),
+    anchored(
+        "once",
+        r"once (?:[a-z]{2,20}ed|spent|ran|built|wrote|lost|saw|had|took|made|broke|did|met|gave"
+        r"|sat|spoke|told|forgot|left|got|went|found|caught)(?![a-z])",
+        r"(?:i|we) ",
+        4,
+        also=_I_WE,
+    ),
+    # Work done for someone: "we rolled this out for a retail client", "a workshop I ran for a
+    # nonprofit"
+    anchored(
+        "client clients customer customers",
+        r"(?:client|customer)s?(?![a-z])",
+        rf"(?:i|we) {_PAST}(?: [\w'\u2019-]{{1,20}}){{0,4}}? (?:for|at|with) (?:a|an|one|another)"
+        r" (?:[\w-]{1,20} ){0,2}?",
+        110,
+        also=_I_WE,
+    ),
+    anchored(
+        "workshop talk session training course class project audit engagement review migration"
+        " site app website",
+        r"for (?:a|an|one|another)(?![a-z])",
+        r"(?:workshop|talk|session|training|course|class|project|audit|engagement|review"
+        r"|migration|site|app|website) (?:i|we) (?:ran|gave|led|taught|delivered|did|built|wrote) ",
+        40,
+        also=_I_WE,
+    ),
+    # Past roles: "back when I was leading the platform team", "when I was at a bank"
+    anchored(
+        "when",
+        r"when (?:i|we) (?:was|were) (?:at|working|leading|running|managing|still|an? |the )",
+        also=_I_WE,
+    ),
+    anchored(
+        "firsthand first-hand",
+        r"(?:firsthand|first-hand|first hand)(?![a-z])",
+        rf"(?:i|we)(?:{_A}ve| have)? (?:saw|seen|learned|learnt|experienced|watched|witnessed)"
+        r"(?: [\w'\u2019-]{1,20}){0,3}? ",
+        50,
+        also=_I_WE,
+    ),
 )
 # Money in a story: a figure with "us"/"me"/"our ..." or a first-person subject.
 _MONEY = (

@@ -39,13 +39,20 @@ def critical(content: str, code: str) -> bool:
         "In our agency we've tested dozens of headline variants.",
         "My team and I rolled this out across a hospital network in 2021.",
         "Moving the catalogue behind the cache cost us $4,800 before we noticed.",
+        "I still remember the first time I pushed a schema change on a Friday.",
+        "I once lost an entire weekend to a single event listener.",
+        "We rolled exactly this out for a furniture client in the spring.",
+        "During a workshop I ran for a nonprofit, the volunteers spotted the flaw.",
+        "Back when I was running the infrastructure team at a bank, pages were rare.",
+        "We saw this firsthand at our last client.",
     ],
 )
 def test_anecdotes_a_model_cannot_have_had_reject(anecdote: str) -> None:
     """follows upstream test_catches_sat_in_meeting, test_catches_at_my_company,
     test_catches_client_of_mine, test_catches_recent_anecdote, test_catches_dollar_amount_anecdote,
     test_catches_fabricated_dialogue; the rest are issue 11's (calls, acquaintances, dated
-    episodes, time spent, dialogue, "my team and I")"""
+    episodes, time spent, dialogue, "my team and I", recollections, work done for a client,
+    past roles, "firsthand")"""
     assert critical(anecdote + " The details follow below.", "first_person_experience")
 
 
@@ -61,6 +68,10 @@ def test_anecdotes_a_model_cannot_have_had_reject(anecdote: str) -> None:
         "We will create a small helper first, then call it from the handler.",
         "The RTX 5090 system costs approximately $2,400 fully loaded.",
         "Halvorsen Freight, one of our clients, shares shipment events nightly.",
+        "Remember the first time you set up a machine by hand? Once you have a shell, keep it.",
+        "We recommend testing the script before you run it for a client machine.",
+        "When we were writing this guide, that was the one step everyone agreed on.",
+        "Once configured, the tool runs unattended. Build it for a client who pays on time.",
     ],
 )
 def test_first_person_advice_is_not_an_anecdote(advice: str) -> None:
