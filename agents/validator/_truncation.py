@@ -260,6 +260,10 @@ def _judge_sibling(item: str, siblings: list[str], *, row: bool = False) -> tupl
         ended = sum(s.endswith("|") for s in others)
     else:
         ended = sum(_finished(_core(s)) for s in others)
+    if row and len(others) >= 2 and ended == len(others):
+        # A table's rows share one delimiter style (written by hand or generated); a last row
+        # alone without the closing pipe every other row has was cut, whatever its last word.
+        return f"last table row lacks the closing '|' all {ended} rows above have", True
     if len(others) >= 2 and ended * 3 >= len(others) * 2:
         kind = "end with '|'" if row else "end with punctuation"
         return (

@@ -130,3 +130,17 @@ def test_a_last_item_missing_its_siblings_full_stop_asks_for_a_person() -> None:
     report = validate(content)
     assert report.codes() == ["possibly_truncated"]
     assert report.approved and report.human_review_codes() == ["possibly_truncated"]
+
+
+def test_a_last_table_row_without_the_pipe_every_row_has_is_cut() -> None:
+    """issue 11 (a cut inside a table): the rows of one table share a delimiter style, so a last
+    row alone without the closing '|' was cut even when it stops on a content word; with only
+    most rows closed it may be style, and a person decides; a table without closing pipes is fine"""
+    table = "| Drink | Time | Taste |\n|---|---|---|\n| Kefir | 1 day | sour |\n"
+    cut = validate(table + "| Kombucha | 7-10 days | tart, with a new")
+    assert not cut.approved and cut.codes() == ["broken_ending"]
+    assert "closing '|'" in cut.findings[0].message
+    mixed = "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n| 5 | 6\n| 7 | 8 |\n| 9 | ten"
+    assert validate(mixed).codes() == ["possibly_truncated"]
+    open_rows = "| a | b\n|---|---\n| 1 | 2\n| 3 | four"
+    assert validate(open_rows).codes() == []
