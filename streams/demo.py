@@ -27,6 +27,7 @@ import asyncio
 import fcntl
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -164,12 +165,28 @@ def _start_worker(config: StreamConfig, log_path: Path) -> subprocess.Popen[byte
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "wb") as log_file:
         return subprocess.Popen(
-            [sys.executable, "-m", "streams.cli", "worker", "--loglevel", "warning"],
+            # info: the worker's log then holds its one "worker ready" line (roles, broker,
+            # database) and what went wrong; the chatter below WARNING is filtered (worker_log).
+            [sys.executable, "-m", "streams.cli", "worker", "--loglevel", "info"],
             env=config_env(config),
             stdout=log_file,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # Ctrl-C in the terminal reaches the demo, which stops it
         )
+
+
+def multiqa_command() -> str:
+    """How the user runs `multiqa` from here: plain `multiqa` when that is the one on PATH (an
+    activated .venv), else this interpreter's script as a path (`.venv/bin/multiqa` after `make
+    demo`, which does not touch PATH)."""
+    script = Path(sys.prefix) / "bin" / "multiqa"
+    on_path = shutil.which("multiqa")
+    if on_path and Path(on_path).resolve() == script.resolve():
+        return "multiqa"
+    if not script.exists():
+        return f"{sys.executable} -m streams.cli"
+    relative = os.path.relpath(script)
+    return relative if not relative.startswith("..") else str(script)
 
 
 def _stop_worker(worker: subprocess.Popen[bytes]) -> None:
@@ -307,10 +324,11 @@ async def _run_demo(wait_seconds: float, cache_dir: Path) -> int:
                 print(
                     f"   ({len(drafts) - len(rows)} decision(s) not persisted yet; see {log_path})"
                 )
+            mq = multiqa_command()
             print(
-                "\nLook further: multiqa decisions | multiqa status "
+                f"\nLook further: {mq} decisions | {mq} status "
                 f"{drafts[0].draft_id} | psql {info.postgres.dsn}\n"
-                "The stack keeps running; stop it with: multiqa dev down"
+                f"The stack keeps running; stop it with: {mq} dev down"
             )
             return 0
         finally:

@@ -153,6 +153,24 @@ def test_demo_from_scratch_prints_the_three_decisions(fresh: Fresh) -> None:
     assert got.returncode == 0 and got.stdout.strip() == "", got.stderr
     listed = fresh.cli("settings", "list")
     assert "* qa_url_allowlist" not in listed.stdout
+    # What it tells the user to run exists as written (`make demo` puts nothing on PATH).
+    stop = re.search(r"stop it with: (\S+) dev down$", proc.stdout, re.M)
+    assert stop, proc.stdout[-1000:]
+    assert (REPO / stop.group(1)).is_file() or shutil.which(stop.group(1), path=fresh.env["PATH"])
+    # The worker's log says once that it is ready, naming its roles.
+    log = (fresh.cache / "demo" / "worker.log").read_text()
+    assert len(re.findall(r"worker ready: roles \S", log)) == 1, log[-3000:]
+
+
+def test_the_demo_names_multiqa_as_the_user_can_run_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streams.demo import multiqa_command
+
+    script = Path(sys.prefix) / "bin" / "multiqa"
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # not activated: the script's own path
+    named = multiqa_command()
+    assert named != "multiqa" and Path(named).resolve() == script.resolve()
+    monkeypatch.setenv("PATH", f"{script.parent}:/usr/bin:/bin")  # activated
+    assert multiqa_command() == "multiqa"
 
 
 def _one_error_line(proc: subprocess.CompletedProcess[str]) -> str:

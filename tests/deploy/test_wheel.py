@@ -32,15 +32,23 @@ def _run(argv: list[str], *, timeout: float = 600, **kwargs) -> subprocess.Compl
     )
 
 
+def _tracked(*paths: str) -> list[str]:
+    """Files git tracks under `paths` (what a fresh clone has)."""
+    proc = _run(["git", "-C", str(REPO), "ls-files", "-z", "--", *paths])
+    assert proc.returncode == 0, proc.stderr
+    return [name for name in proc.stdout.split("\0") if name]
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # From a copy of what deploy/Dockerfile copies: building in the checkout would leave a
-    # build/ folder there, whose stale files a later build could carry into its wheel.
+    # Built from a copy of the tracked files deploy/Dockerfile copies, never in the checkout:
+    # setuptools reuses a build/ folder it finds (build/lib), so a checkout that was built before
+    # would carry files since deleted into the wheel, and untracked files in the packages would
+    # ride along too (test_the_wheel_holds_the_tracked_files_and_nothing_else checks).
     src = tmp_path_factory.mktemp("src")
-    for name in ("pyproject.toml", "README.md"):
+    for name in _tracked("pyproject.toml", "README.md", *PACKAGES):
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, src / name)
-    for package in PACKAGES:
-        shutil.copytree(REPO / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("dist")
     proc = _run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir", str(out), "."],
@@ -79,6 +87,19 @@ def test_the_wheel_holds_every_file_the_packages_read(wheel: Path) -> None:
     ]
     assert any(name.endswith(".sql") for name in data)
     assert sorted(set(data) - names) == []
+
+
+def test_the_wheel_holds_the_tracked_files_and_nothing_else(wheel: Path) -> None:
+    """Exactly the packages' tracked files: nothing from a stale build/ or an untracked file."""
+    names = {
+        name
+        for name in zipfile.ZipFile(wheel).namelist()
+        if not name.split("/")[0].endswith((".dist-info", ".data"))
+    }
+    tracked = set(_tracked(*PACKAGES))
+    assert "streams/db/migrations/001_initial.sql" in names
+    assert sorted(names - tracked) == []  # nothing but tracked files
+    assert sorted(tracked - names) == []  # and all of them
 
 
 def test_installed_multiqa_runs_outside_the_checkout(venv: Path, tmp_path: Path) -> None:
