@@ -94,8 +94,8 @@ _ANECDOTES = (
         also="my our",
     ),
     anchored(
-        "mine",
-        r"of mine(?![a-z])",
+        "mine ours",
+        r"of (?:mine|ours)(?![a-z])",
         rf"(?:a|an|one|another) (?:[\w-]{{1,20}} ){{0,3}}?{_PEOPLE} ",
         70,
     ),

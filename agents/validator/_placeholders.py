@@ -18,7 +18,9 @@ _MEDIA = r"(?:image|img|figure|fig|chart|photo|picture|video|diagram|graph|scree
 _LINK_WORD = (
     r"(?:url|urls|link|links|source|sources|citation|cite|ref|reference|todo|tbd|placeholder|#"
     r"|\.\.\.|\u2026|<url>|<link>|(?:insert|add|your)[ _-]?(?:a[ _-]?)?(?:url|link|source)"
-    r"(?:[ _-]?here)?|(?:url|link)[ _-]?here|internal[ _-]?(?:context[ _-]?)?(?:link|url|source))"
+    r"(?:[ _-]?here)?|(?:url|link)[ _-]?here|internal[ _-]?(?:context[ _-]?)?(?:link|url|source)"
+    # slugs that name the link instead of being one: (link-to-guide), (url_to_post)
+    r"|(?:link|url)[ _-]?(?:to|for)[ _-][a-z][a-z _-]{0,40})"
 )
 # One pattern per leading literal ("[", "](", "(", "{"): a pattern starting with one literal is
 # found with a fast substring search, an alternation of several starts is tried at every

@@ -95,6 +95,15 @@ _SHAPES = phrases(
         r" (?:[\w-]{1,20} ){0,4}?by (?:half|a half|a third|a quarter|two-thirds|three-quarters"
         r"|(?:two|three|four|five|ten|\d{1,3}) times)(?![a-z])",
     ),
+    # The present or bare form needs a period to be a reported change ("saw bounce rates drop by
+    # a third between 2022 and 2024"); without one it is an instruction ("reduce it by half").
+    (
+        "half third quarter two-thirds three-quarters",
+        r"(?:drop|drops|fall|falls|rise|rises|grow|grows|decline|declines|increase|increases"
+        r"|decrease|decreases|shrink|shrinks|jump|jumps|climb|climbs|plunge|plunges)"
+        r" (?:[\w-]{1,20} ){0,4}?by (?:half|a half|a third|a quarter|two-thirds|three-quarters)"
+        r" (?:between|from|since|in|over|within) (?:(?:19|20)\d\d|the (?:last|past) )",
+    ),
     (
         "doubled tripled quadrupled halved",
         r"(?:doubled|tripled|quadrupled|halved) (?:[\w-]{1,20} ){0,3}?(?:between|since|from|in"

@@ -52,6 +52,7 @@ STAT_CODES = {"unsourced_statistic", "fabricated_study", "vague_attribution"}
         "Studies show that two-thirds of developers who quit cite changing priorities.",
         "| Lazy loading | 40% faster initial load |",
         "Sixty-two percent of respondents prefer dark mode.",
+        "Shops with a newsletter see repeat orders grow by half between 2021 and 2024.",
     ],
 )
 def test_figures_without_a_source_reject(claim: str) -> None:
@@ -71,6 +72,7 @@ def test_figures_without_a_source_reject(claim: str) -> None:
         "Start around 75 percent hydration with a flour of 12 to 13 percent protein.",
         "Keep at least 15 percent of the drive free for updates.",
         "Use half of the dough for the first loaf.",
+        "Reduce the sauce by half, then let the dough rise by a third in the fridge.",
         "Quantized 4-bit models run at 45 tokens/second on the card.",
         "Studies of people learning word pairs find that sleep helps.",
     ],

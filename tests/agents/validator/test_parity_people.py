@@ -45,6 +45,7 @@ def critical(content: str, code: str) -> bool:
         "During a workshop I ran for a nonprofit, the volunteers spotted the flaw.",
         "Back when I was running the infrastructure team at a bank, pages were rare.",
         "We saw this firsthand at our last client.",
+        "A customer of ours was paying for thirty days of backups.",
     ],
 )
 def test_anecdotes_a_model_cannot_have_had_reject(anecdote: str) -> None:

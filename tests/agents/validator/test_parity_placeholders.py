@@ -50,6 +50,8 @@ def test_image_placeholders_are_critical(content: str) -> None:
         "[internal source 2]",
         "[citation needed]",
         "[the original analysis](url)",
+        "[our screenshot guidelines](link-to-screenshot-guide)",
+        "[the docs](url_for_docs)",
         "[our earlier post](internal_context_link)",
         "[the guide](link)",
         "[the spec](insert url here)",
