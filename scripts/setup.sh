@@ -74,6 +74,10 @@ fi
 # is refused in one line rather than guessed at: it may hold someone's work.
 if [ -e "$venv" ] || [ -L "$venv" ]; then
     [ -d "$venv" ] || fail "$venv exists but is not a directory; remove it (rm -rf $venv) and run again"
+    # E.g. made by an earlier `sudo make demo`: not broken, only not ours, so not "remove it".
+    if ! [ -r "$venv" ] || ! [ -x "$venv" ]; then
+        fail "cannot read $venv (owner $(stat -c %U "$venv" 2>/dev/null || echo unknown), you are $(id -un)): make it yours (sudo chown -R $(id -un) $venv) or remove it, and run again"
+    fi
     [ -r "$venv/pyvenv.cfg" ] \
         || fail "$venv is not a usable virtualenv (no readable pyvenv.cfg); remove it (rm -rf $venv) and run again"
     "$venv/bin/python" -c 'import sys; assert sys.version_info >= (3, 11)' >/dev/null 2>&1 \
@@ -92,6 +96,7 @@ fi
 stamp="$venv/.multiqa-setup-$(sha256sum pyproject.toml | cut -c1-16)"
 # -I: the check must not import the checkout's own folders from the working directory.
 if [ ! -f "$stamp" ] || ! "$venv/bin/python" -I -c 'import streams.cli, faust, pytest' >/dev/null 2>&1; then
+    [ -w "$venv" ] || fail "cannot write to $venv (owner $(stat -c %U "$venv" 2>/dev/null || echo unknown), you are $(id -un)) and it needs an install: make it yours (sudo chown -R $(id -un) $venv) or remove it, and run again"
     echo "setup: pip install -e '.[dev,otlp]' into $venv (a few minutes the first time)"
     PIP_REQUIRE_VIRTUALENV=true "$venv/bin/python" -m pip install -q --disable-pip-version-check \
         --root-user-action=ignore -e '.[dev,otlp]' \

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SETUP = REPO / "scripts" / "setup.sh"
+NOBODY = 65534
 
 
 def _setup(venv: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -117,3 +121,67 @@ def test_two_setups_of_one_checkout_run_one_after_the_other(ready_venv: Path) ->
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert "waiting for another setup" in out
+
+
+@pytest.fixture
+def as_another_user(
+    tmp_path: Path,
+) -> Iterator[tuple[Path, Callable[[Path], subprocess.CompletedProcess[str]]]]:
+    """A checkout owned by `nobody` holding only the setup script, and a way to run that script
+    as `nobody` against a given venv: what `make demo` meets after an earlier `sudo make demo`
+    left a root-owned .venv (only root can make files another user cannot read)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to act as another user")
+    checkout = Path(tempfile.mkdtemp(prefix="multiqa-setup-test-", dir="/tmp"))
+    (checkout / "scripts").mkdir()
+    shutil.copy2(SETUP, checkout / "scripts" / "setup.sh")
+    shutil.copy2(REPO / "pyproject.toml", checkout / "pyproject.toml")
+    for path in (checkout, checkout / "scripts", *checkout.rglob("*")):
+        os.chown(path, NOBODY, NOBODY)
+    checkout.chmod(0o755)
+
+    def run(venv: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [
+                "setpriv",
+                f"--reuid={NOBODY}",
+                f"--regid={NOBODY}",
+                "--clear-groups",
+                "bash",
+                str(checkout / "scripts" / "setup.sh"),
+            ],
+            env={"PATH": os.environ["PATH"], "HOME": str(checkout), "MULTIQA_VENV": str(venv)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    yield checkout, run
+    shutil.rmtree(checkout, ignore_errors=True)
+
+
+def _root_owned_venv(checkout: Path, mode: int) -> Path:
+    venv = checkout / ".venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    venv.chmod(mode)
+    return venv
+
+
+def test_a_venv_the_user_cannot_read_is_refused_in_one_line(as_another_user) -> None:
+    checkout, run = as_another_user
+    venv = _root_owned_venv(checkout, 0o700)
+    line = _one_error_line(run(venv))
+    assert f"cannot read {venv} (owner root, you are nobody)" in line
+    assert "sudo chown -R nobody" in line
+    assert (venv / "pyvenv.cfg").exists()  # nothing deleted
+
+
+def test_a_venv_the_user_cannot_write_is_refused_before_pip(as_another_user) -> None:
+    checkout, run = as_another_user
+    venv = _root_owned_venv(checkout, 0o755)  # readable, runs, never set up: pip would fail
+    proc = run(venv)
+    line = _one_error_line(proc)
+    assert f"cannot write to {venv}" in line and "needs an install" in line
+    assert "pip install" not in proc.stdout
