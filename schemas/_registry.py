@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 from schemas._errors import SchemaRegistryError
 
@@ -33,6 +34,10 @@ class SchemaRegistry:
         client: httpx.Client | None = None,
         timeout: float = 10.0,
     ) -> None:
+        # httpx loads here, not with the codec: every command that decodes an event imports
+        # schemas, and httpx (with its CLI extras) is a good part of their start-up.
+        import httpx
+
         self.url = url.rstrip("/")
         self._client = client or httpx.Client(timeout=timeout)
         self._owns_client = client is None
@@ -85,6 +90,8 @@ class SchemaRegistry:
         self.close()
 
     def _request(self, method: str, path: str, *, missing_ok: bool = False, **kw: Any) -> Any:
+        import httpx
+
         try:
             response = self._client.request(
                 method,

@@ -18,29 +18,30 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaConnectionError
 
 from agents.aggregate import build_decision
 from agents.settings import Settings, apply_overrides
-from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult, decode, encode
+from schemas import DraftSubmitted, QADecision, ReviewerResult, encode
 from streams._command import (
     CommandError,
     connect_database,
     discover_config,
 )
-from streams.client import BrokerUnavailableError
 from streams.config import StreamConfig
 from streams.history._report import Item, Report
 from streams.progress import Progress
 from streams.replay_cli import parse_overrides
+from streams.replay_read import read_topics
 
 R = TypeVar("R", QADecision, ReviewerResult)
 
@@ -157,72 +158,51 @@ async def read_topic(
     on_undecodable: Callable[[str], None] | None = None,
 ) -> list[R]:
     """Every event of `topic` from its beginning to its end as of now, in offset order per
-    partition (partitions one after another). No consumer group: nothing is committed."""
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False
-    )
-    try:
-        await consumer.start()
-    except KafkaConnectionError as exc:
-        await consumer.stop()
-        raise BrokerUnavailableError.at(bootstrap, exc) from exc
-    try:
-        parts = await _partitions(bootstrap, topic)
-        if not parts:
-            return []
-        tps = [TopicPartition(topic, p) for p in sorted(parts)]
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        ends = await consumer.end_offsets(tps)
-        per_partition: dict[int, list[R]] = {tp.partition: [] for tp in tps}
-        remaining = {tp for tp in tps if ends[tp] > await consumer.position(tp)}
-        while remaining:
-            batch = await consumer.getmany(*remaining, timeout_ms=1000)
-            for tp, records in batch.items():
-                for record in records:
-                    if record.offset >= ends[tp]:
-                        continue
-                    try:
-                        per_partition[tp.partition].append(decode(record.value, record_type))
-                    except CodecError as exc:
-                        if on_undecodable is not None:
-                            on_undecodable(f"{topic}[{tp.partition}]@{record.offset}: {exc}")
-            for tp in list(remaining):
-                if await consumer.position(tp) >= ends[tp]:
-                    remaining.discard(tp)
-        return [event for p in sorted(per_partition) for event in per_partition[p]]
-    finally:
-        await consumer.stop()
-
-
-async def _partitions(bootstrap: str, topic: str) -> list[int]:
-    """The topic's partitions; [] when it does not exist. (Asking a consumer would auto-create
-    a missing topic with the broker's default partition count.)"""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    try:
-        await admin.start()
-        if topic not in await admin.list_topics():
-            return []
-        described: list[Any] = await admin.describe_topics([topic])
-    except KafkaConnectionError as exc:
-        raise BrokerUnavailableError.at(bootstrap, exc) from exc
-    finally:
-        await admin.close()
-    return sorted(int(p["partition"]) for p in described[0]["partitions"])
+    partition (partitions one after another); [] when it does not exist. No consumer group:
+    nothing is committed."""
+    events = await read_topics(bootstrap, {topic: record_type}, on_undecodable=on_undecodable)
+    return events[topic]
 
 
 async def rescore_topics(
     config: StreamConfig, settings: Settings, *, progress: Callable[[str], None] | None = None
 ) -> RescoreReport:
+    with _collector_paused():
+        return await _rescore_topics(config, settings, progress)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while the history is read and re-scored: the records
+    hold no cycles, and its passes over the growing heap of them cost about a third of the
+    time (bench/bench_rescore.py). Anything cyclic left is collected when it is back on."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+async def _rescore_topics(
+    config: StreamConfig, settings: Settings, progress: Callable[[str], None] | None
+) -> RescoreReport:
     say = progress or (lambda _msg: None)
     bad: list[str] = []
-    decisions = await read_topic(
-        config.bootstrap_servers, config.decisions_topic, QADecision, on_undecodable=bad.append
-    )
+    reading = _ReadProgress(enabled=progress is not None)
+    try:
+        events = await read_topics(
+            config.bootstrap_servers,
+            {config.decisions_topic: QADecision, config.reviews_topic: ReviewerResult},
+            on_undecodable=bad.append,
+            on_progress=reading.update,
+        )
+    finally:
+        reading.close()
+    decisions: list[QADecision] = events[config.decisions_topic]
+    reviews: list[ReviewerResult] = events[config.reviews_topic]
     say(f"read {len(decisions)} decisions from {config.decisions_topic}")
-    reviews = await read_topic(
-        config.bootstrap_servers, config.reviews_topic, ReviewerResult, on_undecodable=bad.append
-    )
     say(f"read {len(reviews)} reviewer results from {config.reviews_topic}")
     for line in bad:
         say(f"skipped undecodable event {line}")
@@ -235,7 +215,27 @@ async def rescore_topics(
     return report
 
 
+class _ReadProgress:
+    """The reading's progress bar (events read of the topics' events), created on the first
+    fetch, when the total is known."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Progress | None = None
+
+    def update(self, read: int, total: int) -> None:
+        if self.bar is None:
+            self.bar = Progress("read", total, enabled=self.enabled)
+        self.bar.advance(read - self.bar.done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 async def publish(bootstrap: str, topic: str, decisions: Sequence[QADecision]) -> None:
+    from streams.client import BrokerUnavailableError
+
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
     try:
         await producer.start()

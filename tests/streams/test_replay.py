@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -15,6 +15,7 @@ from agents.aggregate import build_decision
 from agents.base import Deps, not_applicable, run_reviewer
 from agents.registry import get_reviewer
 from agents.settings import Settings
+from bench.rescore_history import make_history
 from schemas import (
     DraftSubmitted,
     Provider,
@@ -251,3 +252,50 @@ def test_rescore_unreachable_broker_is_one_line(monkeypatch, capsys) -> None:
     code = main(["rescore", "--defaults"])
     err = capsys.readouterr().err
     assert code == 1 and "cannot reach Kafka at 127.0.0.1:1" in err
+
+
+# --- a large, varied history, field for field ----------------------------------------------------
+
+
+def _fields(decision: QADecision | None) -> dict[str, object]:
+    assert decision is not None
+    return {f.name: getattr(decision, f.name) for f in fields(decision)}
+
+
+async def test_large_history_rescored_field_for_field_as_in_process(
+    kafka_bootstrap, unique_topics, create_topics
+) -> None:
+    """~2,800 results of 400 drafts (bench/rescore_history.py: short-circuits, early and
+    timed-out decisions, errored and not-applicable gates, duplicates, late results, second
+    versions) through the topics: under the live settings every decision comes back unchanged;
+    under other settings each equals, field for field, what the in-process aggregation decides
+    for the same results under those settings."""
+    live = Settings()
+    other = live.with_overrides(qa_critic_weight=2.5, qa_final_score_threshold=75.0)
+    history = await make_history(400, settings=live)
+    expected = {d.decision_id: d for d in (await make_history(400, settings=other)).decisions}
+    config = StreamConfig(
+        bootstrap_servers=kafka_bootstrap,
+        decisions_topic=unique_topics("qa.decisions"),
+        reviews_topic=unique_topics("qa.reviews"),
+    )
+    await create_topics(config.decisions_topic, config.reviews_topic, partitions=4)
+    await _produce(kafka_bootstrap, config.reviews_topic, history.reviews)
+    await _produce(kafka_bootstrap, config.decisions_topic, history.decisions)
+
+    same = await rescore_topics(config, live)
+    assert len(same.items) == len(history.decisions) and same.incomplete == []
+    for item in same.items:
+        assert _fields(item.rescored) == _fields(item.original)
+
+    changed = await rescore_topics(config, other)
+    assert len(changed.rescored) == len(history.decisions)
+    compared = 0
+    for item in changed.items:
+        want = expected[item.original.decision_id]
+        if want.early_decided or item.original.early_decided:
+            continue  # decided early, a decision counts what had settled it under its settings
+        assert _fields(item.rescored) == _fields(want), item.original.draft_id
+        compared += 1
+    assert compared > 300
+    assert 0 < len(changed.flipped) < compared  # the new settings do change some decisions

@@ -1,0 +1,231 @@
+"""`multiqa rescore` end to end, next to a bare read-and-decode loop of the same topics.
+
+    python bench/bench_rescore.py [--results 100000] [--rounds 3] [--partitions 6]
+
+Writes a fresh pair of topics on the broker of KAFKA_BOOTSTRAP_SERVERS (a varied history from
+bench/rescore_history.py: about 7 reviewer results per decision), then runs, in alternating order,
+each in its own process with start-up counted (wall time from spawn to exit):
+
+- baseline: a bare aiokafka loop (no group, getmany) reading both topics to their end and decoding
+  every event with `schemas.decode`, nothing else: what any consumer of these topics pays;
+- rescore: `multiqa rescore --defaults` on the same topics, its report on stdout (checked: every
+  decision re-scored, none changed, since the history was decided under the defaults).
+
+Prints reviewer results per second for both (results on qa.reviews / wall seconds), the ratio, and
+the machine's load (the figures are noisy on a shared machine; the ratio is the steadier number).
+Goal (issue 13): rescore >= 50,000 results/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from rescore_history import make_history
+
+from schemas import QADecision, ReviewerResult, decode, encode
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def _create(bootstrap: str, topics: list[str], partitions: int) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(t, partitions, 1) for t in topics])
+    finally:
+        await admin.close()
+
+
+async def _delete(bootstrap: str, topics: list[str]) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.delete_topics(topics)
+    finally:
+        await admin.close()
+
+
+async def _produce(bootstrap: str, reviews_topic: str, decisions_topic: str, drafts: int) -> int:
+    history = await make_history(drafts)
+    producer = AIOKafkaProducer(
+        bootstrap_servers=bootstrap, linger_ms=20, max_batch_size=512 * 1024, acks="all"
+    )
+    await producer.start()
+    try:
+        sent = []
+        for review in history.reviews:
+            key = review.draft_id.encode()
+            sent.append(await producer.send(reviews_topic, encode(review), key=key))
+        for decision in history.decisions:
+            key = decision.draft_id.encode()
+            sent.append(await producer.send(decisions_topic, encode(decision), key=key))
+        await asyncio.gather(*sent)
+    finally:
+        await producer.stop()
+    return len(history.reviews)
+
+
+# --- the baseline (child process) ---------------------------------------------------------------
+
+
+async def _bare_read(bootstrap: str, topics: list[str], partitions: int) -> dict[str, int]:
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False
+    )
+    await consumer.start()
+    counts: dict[str, int] = {}
+    try:
+        for topic, record_type in zip(topics, (ReviewerResult, QADecision), strict=True):
+            tps = [TopicPartition(topic, p) for p in range(partitions)]
+            consumer.assign(tps)
+            for tp in tps:
+                consumer.seek(tp, 0)
+            ends = await consumer.end_offsets(tps)
+            left = {tp for tp in tps if ends[tp] > 0}
+            n = 0
+            while left:
+                batch = await consumer.getmany(*left, timeout_ms=1000)
+                for tp, records in batch.items():
+                    for record in records:
+                        decode(record.value, record_type)
+                        n += 1
+                    if records and records[-1].offset + 1 >= ends[tp]:
+                        left.discard(tp)
+            counts[topic] = n
+    finally:
+        await consumer.stop()
+    return counts
+
+
+def _child(bootstrap: str, topics: list[str], partitions: int) -> None:
+    print(json.dumps(asyncio.run(_bare_read(bootstrap, topics, partitions))))
+
+
+# --- the runs ---------------------------------------------------------------------------------
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, stdout) of one process, start-up included."""
+    cpu = _children_cpu()
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{command[0]} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return elapsed, _children_cpu() - cpu, done.stdout
+
+
+def _multiqa() -> list[str]:
+    script = Path(sys.executable).parent / "multiqa"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "streams.cli"]
+
+
+def _check(stdout: str, decisions: int) -> None:
+    """The history was decided under the defaults: every decision re-scores to itself."""
+    expected = (
+        f"{decisions} draft versions; re-scored {decisions}, not 0",
+        "0 newly approved, 0 newly rejected; mean score change +0.00 (largest 0.00)",
+    )
+    if not all(line in stdout for line in expected):
+        raise SystemExit(f"rescore did not reproduce the history:\n{stdout[:2000]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", type=int, default=100_000, help="reviewer results (about)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--partitions", type=int, default=6)
+    parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"))
+    parser.add_argument(
+        "--child", nargs=2, metavar=("REVIEWS", "DECISIONS"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    if not args.bootstrap:
+        raise SystemExit("no broker: set KAFKA_BOOTSTRAP_SERVERS or pass --bootstrap")
+    if args.child:
+        _child(args.bootstrap, list(args.child), args.partitions)
+        return
+
+    run = uuid.uuid4().hex[:8]
+    reviews_topic, decisions_topic = (
+        f"bench-rescore-{run}.reviews",
+        f"bench-rescore-{run}.decisions",
+    )
+    topics = [reviews_topic, decisions_topic]
+    drafts = max(1, round(args.results / 7.05))
+    asyncio.run(_create(args.bootstrap, topics, args.partitions))
+    try:
+        t0 = time.perf_counter()
+        results = asyncio.run(_produce(args.bootstrap, reviews_topic, decisions_topic, drafts))
+        print(
+            f"wrote {results} reviewer results and {drafts} decisions to {reviews_topic} "
+            f"({args.partitions} partitions) in {time.perf_counter() - t0:.1f} s"
+        )
+        env = {
+            **os.environ,
+            "MULTIQA_BOOTSTRAP_SERVERS": args.bootstrap,
+            "MULTIQA_REVIEWS_TOPIC": reviews_topic,
+            "MULTIQA_DECISIONS_TOPIC": decisions_topic,
+        }
+        baseline_cmd = [
+            *(sys.executable, __file__, "--bootstrap", args.bootstrap),
+            *("--partitions", str(args.partitions), "--child", *topics),
+        ]
+        rescore_cmd = [*_multiqa(), "rescore", "--defaults", "--show", "0"]
+        times: dict[str, list[float]] = {"baseline": [], "rescore": []}
+        cpus: dict[str, list[float]] = {"baseline": [], "rescore": []}
+        for n in range(args.rounds):
+            order = ["baseline", "rescore"] if n % 2 == 0 else ["rescore", "baseline"]
+            for name in order:
+                if name == "baseline":
+                    elapsed, cpu, out = _timed(baseline_cmd, env)
+                    counts = json.loads(out)
+                    if counts != {reviews_topic: results, decisions_topic: drafts}:
+                        raise SystemExit(f"baseline read {counts}")
+                else:
+                    elapsed, cpu, out = _timed(rescore_cmd, env)
+                    _check(out, drafts)
+                times[name].append(elapsed)
+                cpus[name].append(cpu)
+                print(
+                    f"round {n + 1} {name:8} {elapsed:6.2f} s wall {results / elapsed:9,.0f} "
+                    f"results/s; {cpu:5.2f} s CPU {results / cpu:9,.0f} results per CPU-s"
+                )
+        print(f"\nmedian of {args.rounds} rounds, {results} results, start-up counted:")
+        wall = {name: statistics.median(values) for name, values in times.items()}
+        cpu_s = {name: statistics.median(values) for name, values in cpus.items()}
+        for name, label in (("baseline", "bare aiokafka read + decode"), ("rescore", "rescore")):
+            print(
+                f"  {label:<28} {results / wall[name]:9,.0f} results/s wall, "
+                f"{results / cpu_s[name]:9,.0f} per CPU-second"
+            )
+        print(
+            f"  ratio rescore / baseline: x{wall['baseline'] / wall['rescore']:.2f} wall, "
+            f"x{cpu_s['baseline'] / cpu_s['rescore']:.2f} CPU"
+        )
+        print(f"  load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    finally:
+        asyncio.run(_delete(args.bootstrap, topics))
+
+
+if __name__ == "__main__":
+    main()
