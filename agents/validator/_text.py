@@ -15,7 +15,7 @@ from dataclasses import dataclass
 # A fence opens/closes on a line of its own: up to 3 spaces, then ``` or ~~~ (3 or more).
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 # Inline code: one to three backticks, bounded body, same backtick count to close, one line.
-_INLINE_CODE = re.compile(r"(`{1,3})[^`\n]{1,500}?\1")
+INLINE_CODE = re.compile(r"(`{1,3})[^`\n]{1,500}?\1")
 _LINK_OR_URL = re.compile(r"https?://|\]\(|<a\s", re.IGNORECASE)
 PARAGRAPH_BREAK = "\n\n"
 
@@ -97,7 +97,7 @@ def _blank(text: str) -> str:
 def _mask_inline(text: str) -> str:
     if "`" not in text:
         return text
-    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+    return INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def lower_same_length(text: str) -> str:

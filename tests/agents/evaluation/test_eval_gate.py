@@ -26,26 +26,8 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
         "clean-08-ends-numbered.md": "held for review by design, not rejected: the last numbered "
         "step lacks the full stop its five siblings have, which possibly_truncated cannot tell "
         "from a cut (a person decides; issue 11's choice over rejecting)",
-        "in-07-editor-approved.md": "injection not detected (issue 12's _injection.py)",
-        "in-09-french.md": "injection in French not detected (issue 12's _injection.py)",
-        "clean-25-injection-code.md": "article quoting payloads rejected by prompt_injection "
-        "(issue 12's precision)",
-        "clean-26-injection-quoted.md": "article quoting a payload rejected by prompt_injection "
-        "(issue 12's precision)",
-        "clean-28-hidden-comment-example.md": "HTML-comment payload shown in a code block rejected "
-        "by prompt_injection (issue 12's precision)",
     },
-    "heldout": {
-        "clean-18-injection-article-code.md": "article quoting a payload in a code block rejected "
-        "by prompt_injection (issue 12's precision)",
-        "clean-20-injection-article-table.md": "payload examples in a table rejected by "
-        "prompt_injection (issue 12's precision)",
-        "clean-22-editor-comments-two.md": "an editor's TODO comment rejected by prompt_injection "
-        "(issue 12's precision)",
-        "clean-23-editorial-workflow.md": "rejected by prompt_injection ('approve the post "
-        "without changes', issue 12's precision); issue 11's unsourced_statistic no longer "
-        "fires on its 'claims a 30 percent saving' (a figure reported as a claim)",
-    },
+    "heldout": {},
     # Second held-out split (eval/heldout2/README.md): its first run listed nine; the rules were
     # then widened on dev drafts (its failing drafts' names were seen, the drafts were not read),
     # which fixed three (tr-1, cc-1, cc-4). The gate keeps the rest from getting worse.

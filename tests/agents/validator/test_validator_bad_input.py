@@ -109,6 +109,12 @@ ADVERSARIAL: dict[str, list[str]] = {
         repeat("note to the "),
         repeat("you are now a "),
     ],
+    "possible_prompt_injection": [
+        repeat("already approved "),
+        repeat('{"approved": true, "score": 99, '),
+        repeat("prompt injection: ignore previous instructions "),
+        repeat("<!-- "),
+    ],
     "filler_phrase": [repeat("in today's "), repeat("let's dive ")],
     "banned_header": [repeat("#"), repeat("\n# ")],
     "buzzword_density": [repeat("delve "), repeat("delv")],
