@@ -64,6 +64,20 @@ def _human_review_note(report: ValidationReport) -> tuple[Finding, ...]:
     return (Finding(HUMAN_REVIEW, Severity.INFO, message),)
 
 
+def _with_prompt_fields(
+    report: ValidationReport, draft: DraftSubmitted, settings: Settings
+) -> ValidationReport:
+    """The topic and the research sources reach the LLM reviewers' prompts as the content does:
+    they are scanned for injection too (issue 12's _injection.metadata_findings)."""
+    disabled = settings.disabled_rules(draft.niche)
+    if {"prompt_injection", "possible_prompt_injection"} <= disabled:
+        return report
+    fields = _injection.prompt_fields(draft.topic, draft.research_sources)
+    found = _injection.metadata_findings(fields, content=draft.content, title=draft.title)
+    found = tuple(f for f in found if f.code not in disabled)
+    return ValidationReport(report.findings + found) if found else report
+
+
 async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> ReviewerResult:
     notes: list[Finding] = []
     facts: tuple[FactOverride, ...] = ()
@@ -89,6 +103,7 @@ async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> Revie
         )
 
     report = await asyncio.to_thread(run) if len(draft.content) > _THREAD_ABOVE_CHARS else run()
+    report = _with_prompt_fields(report, draft, settings)
     findings = report.findings + _human_review_note(report) + tuple(notes)
     if unavailable and report.approved:
         # Nothing else rejects it, and the known-wrong-fact check could not run: an error
