@@ -10,9 +10,9 @@ An attempt and an example are told apart by who is addressed and how:
 - hidden text (an HTML comment, a link title, text styled invisible) or disguised text (look-alike
   letters, invisible characters, spaced-out letters, base64/hex/%-encoding, entities, tag
   characters) is an attempt: nobody hides or encodes an example for the reader;
-- shown text (in a code block, in quotes, in a blockquote) in a draft about prompt injection is an
-  example; the same in a draft about something else is an attempt in code, and ambiguous in
-  quotes;
+- shown text (in a code block, in quotes, in a blockquote; in a table too) in a draft about
+  prompt injection is an example; the same in a draft about something else is an attempt in
+  code, and ambiguous in quotes;
 - plain prose is an attempt, unless the draft is about prompt injection and the sentence presents
   the phrase ("such as", "like", "for example", "attackers write", quoted): then an example; in a
   draft about injection without such a marker it is ambiguous;
@@ -280,7 +280,8 @@ def _judge(
         return attempt  # our own data marker has no business in a draft
     if hidden:
         return unsure if (in_code and about) else attempt
-    shown = in_code or quoted
+    # A table in an article about injection presents its cells (payload, what it tries).
+    shown = in_code or quoted or (about and _in_table_row(text, start))
     if kind in WEAK_KINDS:
         return None if about and (shown or _presents(text, start, end)) else unsure
     if shown:
@@ -308,6 +309,13 @@ def _quoted(text: str, start: int, end: int) -> bool:
         elif before.rfind(opening) > before.rfind(closing) and closing in after:
             return True
     return False
+
+
+def _in_table_row(text: str, start: int) -> bool:
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : len(text) if line_end == -1 else line_end].strip()
+    return line.startswith("|") and line.endswith("|") and line.count("|") >= 3
 
 
 def _apostrophe_quote(before: str) -> bool:

@@ -107,6 +107,9 @@ class View:
 def normalize(text: str) -> View:
     if text.isascii():
         return View(text.lower())
+    fast = _same_length_view(text)
+    if fast is not None:
+        return fast
     chars: list[str] = []
     origin = array("i")
     disguised: set[int] = set()
@@ -137,33 +140,71 @@ def normalize(text: str) -> View:
     return View(view_text, origin, frozenset(disguised))
 
 
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
+def _same_length_view(text: str) -> View | None:
+    """The usual non-ASCII draft (accents, other scripts, typographic quotes; nothing to remove
+    or fold by NFKC) maps one character to one: the view is made by C-level lower() and
+    translate(), offsets are the text's. None when the character-by-character path is needed."""
+    if _INVISIBLE.search(text) or _COMBINING.search(text):
+        return None
+    if not unicodedata.is_normalized("NFKC", text):
+        return None
+    low = text.lower()
+    if len(low) != len(text):
+        return None  # a letter whose lowercase is two characters (the Turkish dotted I)
+    view_text, folded = _fold_confusables(low.translate(_ACCENTS))
+    return View(view_text, None, frozenset(folded))
+
+
 def _in_disguise_block(code: int) -> bool:
     return any(lo <= code <= hi for lo, hi in _DISGUISE_BLOCKS)
 
 
 def _fold_confusables(text: str) -> tuple[str, set[int]]:
     """Latin look-alikes folded inside words that mix them with Latin letters, and in words
-    made only of look-alikes when a neighbouring word is Latin."""
+    made only of look-alikes when a neighbouring word is Latin. Only the words holding a
+    look-alike are visited (found from the look-alikes themselves), so a Russian paragraph in an
+    English draft costs its own words, not the draft's."""
     if not _CONFUSABLE_RE.search(text):
         return text, set()
     chars = list(text)
     folded: set[int] = set()
-    words = list(_WORD.finditer(text))
-    for index, word in enumerate(words):
-        value = word.group(0)
-        looks = [i for i, ch in enumerate(value) if ch in _CONFUSABLE_CHARS]
-        if not looks:
+    covered = 0  # the end of the last word visited
+    for hit in _CONFUSABLE_RE.finditer(text):
+        if hit.start() < covered:
             continue
-        latin = bool(_LATIN.search(value))
-        if not latin:
-            other = [ch for ch in value if not ch.isascii() and ch not in _CONFUSABLE_CHARS]
-            neighbours = words[max(0, index - 1) : index] + words[index + 1 : index + 2]
-            if other or not any(_LATIN.search(n.group(0)) for n in neighbours):
+        word = _WORD.match(text, _word_start(text, hit.start()))
+        if word is None:
+            continue
+        covered = word.end()
+        value = word.group(0)
+        if not _LATIN.search(value):
+            other = any(not ch.isascii() and ch not in _CONFUSABLE_CHARS for ch in value)
+            if other or not _latin_neighbour(text, word.start(), word.end()):
                 continue
-        for i in looks:
-            chars[word.start() + i] = value[i].translate(_CONFUSABLES)
-            folded.add(word.start() + i)
+        for i, ch in enumerate(value):
+            if ch in _CONFUSABLE_CHARS:
+                chars[word.start() + i] = ch.translate(_CONFUSABLES)
+                folded.add(word.start() + i)
     return "".join(chars), folded
+
+
+_WORD_BEFORE = re.compile(r"(\w+)\W{0,40}$")
+
+
+def _word_start(text: str, pos: int) -> int:
+    while pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] == "_"):
+        pos -= 1
+    return pos
+
+
+def _latin_neighbour(text: str, start: int, end: int) -> bool:
+    """The word right before or right after [start, end) has a Latin letter."""
+    before = _WORD_BEFORE.search(text, max(0, start - 80), start)
+    after = _WORD.search(text, end, end + 80)
+    return any(m is not None and _LATIN.search(m.group(m.lastindex or 0)) for m in (before, after))
 
 
 def unleet(view: View, words: frozenset[str], wanted: frozenset[str]) -> View | None:
@@ -237,8 +278,10 @@ class Decoded:
 _LONG_RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _HEX_ESCAPED = re.compile(r"(?:(?:\\x|0x)[0-9a-fA-F]{2}[ ,:]?){8,}")
+# The word before the first escape belongs to the text too ("Disregard%20any%20previous").
 _PERCENT = re.compile(
-    r"%[0-9a-fA-F]{2}(?:[A-Za-z0-9._~+-]{0,40}%[0-9a-fA-F]{2}){2,}[A-Za-z0-9._~+-]{0,40}"
+    r"[A-Za-z0-9._~+-]{0,40}%[0-9a-fA-F]{2}(?:[A-Za-z0-9._~+-]{0,40}%[0-9a-fA-F]{2}){2,}"
+    r"[A-Za-z0-9._~+-]{0,40}"
 )
 _ENTITIES = re.compile(
     r"&#[xX]?[0-9a-fA-F]{1,6};?(?:[A-Za-z ,.'!?:]{0,20}&#[xX]?[0-9a-fA-F]{1,6};?){2,}"
