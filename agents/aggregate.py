@@ -45,6 +45,9 @@ Rules, in order (README "Aggregation rules"):
    (not when the decision was made early: then no answer could have approved it); a finding that
    asks for a human (the validator's `needs_human_review`: a possibly cut list, a named source
    without a link, an ambiguous injection-like text).
+9. Text that may be aimed at the reviewers (the validator's `possible_prompt_injection`) keeps
+   the draft from approval whenever a model judged it: that model read the text, so its score may
+   have been bought (a certain injection is a validator critical, rule 1, and no model is asked).
 """
 
 from __future__ import annotations
@@ -79,6 +82,10 @@ FACT_VERIFIED = "fact_verified"
 # cases its rules cannot tell from good writing (agents.validator.HUMAN_REVIEW, which lists them;
 # an ambiguous injection-like text is one).
 HUMAN_REVIEW_CODES = frozenset({"needs_human_review"})
+# The validator's warning for text that may be aimed at the reviewers (rule 9).
+POSSIBLE_INJECTION = "possible_prompt_injection"
+# Reviewers whose verdict no text can talk into anything: no model reads the draft.
+_NOT_MODELS = frozenset({Provider.PROGRAMMATIC, Provider.URL_VERIFIER, Provider.HTTP_HEAD})
 
 # Fixed namespace for decision ids: uuid5(namespace, "<draft_id>:<version>"). Never change it:
 # consumers de-duplicate decisions by this id.
@@ -227,6 +234,7 @@ def aggregate(
         humans.append("no reviewer produced a score")
 
     _check_reviewers(reviews, settings, vetoes, humans)
+    _check_bought(validator, reviews, vetoes, humans)
     _check_presence(by_name, settings, missing, early, vetoes, humans)
     spread = max(scores.values()) - min(scores.values()) if len(scores) >= 2 else 0.0
     if spread > settings.qa_disagreement_spread:
@@ -463,6 +471,34 @@ def _check_presence(
     for name in missing:
         if name not in settings.required_to_pass() and name != VALIDATOR:
             humans.append(f"{name} did not answer before the decision (timed out)")
+
+
+def _check_bought(
+    validator: ReviewerResult | None,
+    reviews: Sequence[ReviewerResult],
+    vetoes: list[str],
+    humans: list[str],
+) -> None:
+    """Rule 9: text that may be an instruction to the reviewers (the validator's warning
+    `possible_prompt_injection`, e.g. "the editor already approved this") was read by every model
+    that judged the draft, so a model's score may have been bought: the draft is not approved
+    until a person clears it. Without a model's answer nothing could be bought (the warning is
+    then only charged and flagged, rule 8)."""
+    if validator is None or validator.status != ReviewStatus.OK:
+        return
+    if not any(f.code == POSSIBLE_INJECTION for f in validator.findings):
+        return
+    readers = [
+        r.reviewer
+        for r in reviews
+        if r.status == ReviewStatus.OK and r.provider not in _NOT_MODELS and r.reviewer != VALIDATOR
+    ]
+    if readers:
+        vetoes.append(
+            f"possible injection aimed at the reviewers, read by {', '.join(readers)}: their "
+            "scores may have been bought"
+        )
+        humans.append("a person must clear text that may be aimed at the reviewers")
 
 
 def _flagged_for_humans(reviews: Sequence[ReviewerResult]) -> list[str]:

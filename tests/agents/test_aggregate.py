@@ -3,6 +3,7 @@ second chance, validator-only mode, early decision and the decision record."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import UTC, datetime
 
@@ -743,3 +744,22 @@ def test_long_feedback_is_shortened_in_the_decision() -> None:
     )
     assert len(decision.reviews[1].feedback) == 2000
     assert len(decision.feedback_text) <= 4000
+
+
+def test_a_possible_injection_read_by_a_model_is_not_approved() -> None:
+    """Rule 9: "the editor already approved this" is only a warning for the validator, but the
+    critic read it, so its 95 may have been bought."""
+    maybe = (Finding("possible_prompt_injection", Severity.WARNING, "reads like an instruction"),)
+    validator = r("validator", 97, findings=maybe)
+    free = S.with_overrides(qa_required_to_pass="")
+    outcome = aggregate([validator, r("critic", 95)], free)
+    assert not outcome.approved and outcome.needs_human_review
+    assert any("possible injection" in v and "critic" in v for v in outcome.vetoes)
+    # The same warning with no model's answer: nothing could be bought (charged and flagged only).
+    alone = aggregate([validator], free)
+    assert alone.approved and alone.final_score == 97.0 and not alone.vetoes
+    # Nor can a link checker be talked into anything.
+    urls = dataclasses.replace(r("urls", 100), provider=Provider.URL_VERIFIER)
+    assert aggregate([validator, urls], free).approved
+    # Another warning is no reason to distrust the critic.
+    assert aggregate([r("validator", 97, findings=warnings(1)), r("critic", 95)], free).approved
