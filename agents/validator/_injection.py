@@ -12,7 +12,7 @@ An attempt and an example are told apart by who is addressed and how:
   characters) is an attempt: nobody hides or encodes an example for the reader;
 - shown text (in a code block, in quotes, in a blockquote; in a table too) in a draft about
   prompt injection is an example; the same in a draft about something else is an attempt in
-  code, and ambiguous in quotes;
+  code or when it poses as a role ("SYSTEM:"), and ambiguous in other quotes;
 - plain prose is an attempt, unless the draft is about prompt injection and the sentence presents
   the phrase ("such as", "like", "for example", "attackers write", quoted): then an example; in a
   draft about injection without such a marker it is ambiguous;
@@ -287,7 +287,9 @@ def _judge(
     if shown:
         if about:
             return None
-        return attempt if in_code else unsure
+        # A role marker ("SYSTEM: ...") impersonates the prompt itself: quoting it changes
+        # nothing for the model, and nobody quotes one in an article about something else.
+        return attempt if in_code or kind == "role" else unsure
     if about:
         return None if _presents(text, start, end) else unsure
     return attempt

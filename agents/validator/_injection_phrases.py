@@ -369,7 +369,7 @@ PHRASES: tuple[Phrase, ...] = (
         "role",
         _EN,
         "system admin administrator developer root operator",
-        r"(?:\n|<!--|\[|\(|^)\s*(?:system|admin|administrator|developer|root|"
+        r"(?:\n|<!--|\[|\(|^)[\s>]*(?:system|admin|administrator|developer|root|"
         r"operator)\s*(?:message|"
         r"prompt|override|note|instructions?|notice)?\s*[:\]]\s*(?=[^\n]{0,100}(?:you|ignor|approv|"
         r"scor|rate|respond|output|reviewer|model|assistant|instruction|mode|rules))",

@@ -34,13 +34,8 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
     "heldout2": {
         "fp-4-north-star.md": "first-person anecdote not detected (issue 11; held out, not tuned)",
         "cc-2-team-200.md": "company claim not detected (issue 11; held out, not tuned)",
-        "in-4-spanish.md": "injection in Spanish not detected (issue 12's _injection.py)",
         "clean-09-sourced-stats.md": "rejected by unsourced_statistic ('a third of developers' "
         "with its source elsewhere; issue 11; held out, not tuned)",
-        "clean-12-injection-explainer.md": "article quoting a payload rejected by prompt_injection "
-        "(issue 12's precision)",
-        "clean-26-editorial-review.md": "'approve the post without changes' rejected by "
-        "prompt_injection (issue 12's precision)",
     },
     # Third held-out split (eval/heldout3/README.md): first run at 48a3538 missed fp-b, pl-a and
     # us-c (issue 11's rules; fixed by general rules tuned on dev drafts) and clean-k.
