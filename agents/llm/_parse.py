@@ -32,21 +32,32 @@ def _reject_constant(name: str) -> Any:
     raise AnswerError(f"answer contains the non-JSON number {name}")
 
 
-def _decode_object(text: str) -> dict[str, Any] | None:
+def _decode_object(text: str, untrusted: str = "") -> dict[str, Any] | None:
+    """The first JSON object in `text` that is not copied from `untrusted` (whitespace-folded)."""
     decoder = json.JSONDecoder(parse_constant=_reject_constant)
     start = text.find("{")
     attempts = 0
     while start != -1 and attempts < _MAX_OBJECT_STARTS:
         attempts += 1
         try:
-            value, _ = decoder.raw_decode(text, start)
+            value, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError:
             start = text.find("{", start + 1)
             continue
-        if isinstance(value, dict):
+        if isinstance(value, dict) and not copied_from(text[start:end], untrusted):
             return value
         start = text.find("{", start + 1)
     return None
+
+
+def fold_space(text: str) -> str:
+    return " ".join(text.split())
+
+
+def copied_from(raw: str, untrusted: str) -> bool:
+    """`raw` (a JSON object's text in an answer) appears in `untrusted` (whitespace-folded, see
+    fold_space): a verdict the draft wrote, repeated by the model, is not the model's verdict."""
+    return bool(untrusted) and fold_space(raw) in untrusted
 
 
 def strip_thinking(text: str) -> str:
@@ -76,19 +87,23 @@ def structured_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def parse_json_answer(text: str) -> dict[str, Any]:
-    """The JSON object in a model's answer. Raises AnswerError with a reason."""
+def parse_json_answer(text: str, untrusted: str = "") -> dict[str, Any]:
+    """The JSON object in a model's answer. Raises AnswerError with a reason. With `untrusted`
+    (the draft's text as the prompt showed it, whitespace-folded), objects copied from it are
+    passed over: a model that repeats the draft's fake verdict has not given one."""
     if not text or not text.strip():
         raise AnswerError("empty answer")
     body = strip_thinking(text)
     if not body.strip():
         raise AnswerError("answer held only a reasoning trace, no JSON")
     for fenced in _FENCE.findall(body):
-        found = _decode_object(fenced)
+        found = _decode_object(fenced, untrusted)
         if found is not None:
             return found
-    found = _decode_object(body)
+    found = _decode_object(body, untrusted)
     if found is None:
+        if untrusted and _decode_object(body) is not None:
+            raise AnswerError("the only JSON object in the answer is copied from the draft")
         raise AnswerError("no JSON object in the answer")
     return found
 
