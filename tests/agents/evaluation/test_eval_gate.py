@@ -38,11 +38,9 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
         "with its source elsewhere; issue 11; held out, not tuned)",
     },
     # Third held-out split (eval/heldout3/README.md): first run at 48a3538 missed fp-b, pl-a and
-    # us-c (issue 11's rules; fixed by general rules tuned on dev drafts) and clean-k.
-    "heldout3": {
-        "clean-k-injection-article.md": "article quoting a payload in a code block rejected by "
-        "prompt_injection (issue 12's precision)",
-    },
+    # us-c (issue 11's rules; fixed by general rules tuned on dev drafts) and clean-k (fixed by
+    # issue 12's injection rule, which had not seen it).
+    "heldout3": {},
 }
 # Drafts per family a split must hold (heldout3 is small: 3 per validator family, 2 injection).
 MIN_PER_FAMILY = {"heldout3": 2}
