@@ -55,6 +55,9 @@ def seed(split: Path) -> dict[str, Any]:
     return dict(json.loads(run_in_seed(_CHILD, families, str(split))))
 
 
+_INJECTION = "validator: critical prompt_injection "
+
+
 def rows(report: dict[str, Any]) -> dict[str, str]:
     out = {
         name: f"{f['recall']:.0%} ({f['caught']}/{f['drafts']})"
@@ -63,6 +66,19 @@ def rows(report: dict[str, Any]) -> dict[str, str]:
     clean = report["clean"]
     out["clean false rejections"] = (
         f"{clean['false_reject_rate']:.1%} ({clean['rejected']}/{clean['drafts']})"
+    )
+    # Clean drafts rejected by a critical of some rule other than issue 12's prompt_injection:
+    # the false rejections of the other rules (a draft rejected by both counts here too).
+    own = sum(
+        any(
+            line.startswith("validator: critical ") and not line.startswith(_INJECTION)
+            for line in d["findings"]
+        )
+        for d in report["disagreements"]
+        if d["family"] == "clean" and d["decided"] == "rejected"
+    )
+    out["clean rejected, prompt_injection aside"] = (
+        f"{own / clean['drafts']:.1%} ({own}/{clean['drafts']})"
     )
     out["clean held for review"] = (
         f"{clean['review'] / clean['drafts']:.1%} ({clean['review']}/{clean['drafts']})"

@@ -6,7 +6,7 @@ UPSTREAM_FILE is Glad-Labs/poindexter's src/cofounder_agent/modules/content/cont
 from a local checkout (not part of this repository; never copied into it). It is imported
 as-is with small stand-ins for the services it imports (logger, crawler user agent, a settings
 object answering every key with the caller's default, every rule enabled), and run on every draft
-of eval/dev and eval/heldout. A draft counts as rejected when `passed` is False; a defect draft
+of every split of eval/. A draft counts as rejected when `passed` is False; a defect draft
 is caught when it is rejected (or, for drafts labelled approved, such as light filler, when a
 warning of the family fired) and one of upstream's categories for its family fired, the same
 rule multiqa's eval uses. Upstream's "company facts" stand-in is an empty site config, as in its
@@ -27,6 +27,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from seed_rules import REPO
+
+SPLITS = ("dev", "heldout", "heldout2", "heldout3")
 
 # Upstream's categories by multiqa family (from upstream's content_validator.md rule table).
 FAMILIES: dict[str, set[str]] = {
@@ -117,10 +119,12 @@ def main() -> None:
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
     validate = load_upstream(args.upstream)
-    results = {split: evaluate(validate, split) for split in ("dev", "heldout")}
+    results = {split: evaluate(validate, split) for split in SPLITS}
+    if args.markdown:
+        print("| | " + " | ".join(SPLITS) + " |\n|---|" + "---|" * len(SPLITS))
     for name in results["dev"]:
         cells = []
-        for split in ("dev", "heldout"):
+        for split in SPLITS:
             hit, total = results[split].get(name, (0, 0))
             cells.append(f"{hit / total:.0%} ({hit}/{total})" if total else "-")
         print(f"| {name} | " + " | ".join(cells) + " |" if args.markdown else f"{name:24s} {cells}")
