@@ -265,7 +265,7 @@ class Aggregator:
             # faust-streaming[rocksdict]: the maintained RocksDB binding (python-rocksdb is not).
             options={"driver": "rocksdict"} if config.table_store.startswith("rocksdb") else None,
         )
-        self.table.changelog_name = f"{config.aggregator_group_id}-{TABLE_NAME}-changelog"
+        self.table.changelog_name = config.changelog_topic
         app.tables.add(self.table)
         self.nudges = app.topic(
             config.deadlines_topic,

@@ -275,6 +275,12 @@ class StreamConfig:
         """The aggregator's own topic of deadline nudges from its timer (see streams.aggregator)."""
         return f"{self.aggregator_group_id}-deadlines"
 
+    @property
+    def changelog_topic(self) -> str:
+        """The changelog of the aggregator's table ("drafts"), named after the deployment, not
+        the app id (which names a worker's role set). Created by `streams.topics.ensure_topics`."""
+        return f"{self.aggregator_group_id}-drafts-changelog"
+
     def deployed_reviewers(self) -> tuple[str, ...] | None:
         """The `reviewers` roster as names, or None for "every registered reviewer"."""
         names = tuple(n.strip() for n in self.reviewers.split(",") if n.strip())

@@ -83,14 +83,14 @@ def declare(app: faust.App, config: StreamConfig) -> Topics:
 
 
 async def ensure_topics(config: StreamConfig, *, request_timeout: float = 30.0) -> list[str]:
-    """Create the public topics (and the aggregator's deadlines topic) with the configured
-    partitions; return the names created.
+    """Create the public topics (and the aggregator's deadlines topic and table changelog) with
+    the configured partitions; return the names created.
 
     Existing topics are kept, but one with another partition count is an error: Faust would stop
     with PartitionsMismatch later (the aggregator's changelog must match its source topics), and
     keys would no longer land on matching partitions across topics.
     """
-    names = [*config.topic_names(), config.deadlines_topic]
+    names = [*config.topic_names(), config.deadlines_topic, config.changelog_topic]
     admin = AIOKafkaAdminClient(
         bootstrap_servers=config.bootstrap_servers,
         request_timeout_ms=int(request_timeout * 1000),
@@ -144,8 +144,12 @@ async def ensure_topics(config: StreamConfig, *, request_timeout: float = 30.0) 
 def topic_configs(config: StreamConfig) -> dict[str, dict[str, str]]:
     """Every topic multiqa creates, with the configs it is created with: messages up to
     `config.max_message_bytes` (a draft of `max_draft_bytes`; a dead letter carries a whole
-    undecodable message, so it gets twice that), and deadline nudges kept an hour only (they are
-    worthless after a few minutes: the timer re-sends while due)."""
+    undecodable message, so it gets twice that), deadline nudges kept an hour only (they are
+    worthless after a few minutes: the timer re-sends while due), and the aggregator table's
+    changelog, compacted as Faust makes it. Left to Faust, the changelog was created by the first
+    worker as it started, and that worker's consumer group could form while the new topic still
+    had no partitions in metadata: every table write then raised PartitionsMismatch (the
+    changelog "has 0 partitions") until the group's next rebalance (tests/streams/test_crash.py)."""
     size = {"max.message.bytes": str(config.max_message_bytes)}
     return {
         config.drafts_topic: size,
@@ -153,6 +157,7 @@ def topic_configs(config: StreamConfig) -> dict[str, dict[str, str]]:
         config.decisions_topic: size,
         config.dead_letters_topic: {"max.message.bytes": str(2 * config.max_message_bytes)},
         config.deadlines_topic: {"retention.ms": str(DEADLINES_RETENTION_MS)},
+        config.changelog_topic: {"cleanup.policy": "compact"},
     }
 
 

@@ -69,10 +69,16 @@ async def assert_mid_run(reader: TopicReader, count: int) -> None:
 
 
 async def wait_distinct(reader: TopicReader, count: int, worker: subprocess.Popen[bytes]) -> None:
-    async with asyncio.timeout(90):
-        while distinct(reader.values()) < count:
-            assert worker.poll() is None, f"worker exited with {worker.returncode}"
-            await reader.poll()
+    try:
+        async with asyncio.timeout(90):
+            while distinct(reader.values()) < count:
+                assert worker.poll() is None, f"worker exited with {worker.returncode}"
+                await reader.poll()
+    except TimeoutError:
+        # Say how far it got (a few missing drafts is a lost event; none at all a stuck worker).
+        raise AssertionError(
+            f"{distinct(reader.values())} of {count} decisions after 90 s (see the worker logs)"
+        ) from None
 
 
 async def wait_rows(dsn: str, count: int) -> list:
@@ -216,9 +222,15 @@ async def test_a_second_worker_joins_mid_run_and_takes_over_when_the_first_is_ki
     config = crash_config(kafka_bootstrap, pg_dsn, tmp_path / "first", partitions=4)
     await ensure_topics(config)
     all_drafts = drafts(count)
-    # The last third is produced only after the kill: the run is certainly unfinished when the
-    # first worker dies, however fast the two workers are (a timing race made this flaky).
-    before, after = all_drafts[: count * 2 // 3], all_drafts[count * 2 // 3 :]
+    # The middle third is produced once both workers share the group, so each has reviews in
+    # flight when the first dies (produced up front, the first worker had often decided all of it
+    # before the second had joined); the last third only after the kill: the run is certainly
+    # unfinished when the first worker dies, however fast the two workers are.
+    before, middle, after = (
+        all_drafts[: count // 3],
+        all_drafts[count // 3 : count * 2 // 3],
+        all_drafts[count * 2 // 3 :],
+    )
     await produce(config, before)
     decisions = await TopicReader(kafka_bootstrap, config.decisions_topic, QADecision).start()
     slow = {"CRASH_WORKER_DELAY_SCALE": "4"}  # reviews stay in flight through the rebalances
@@ -232,7 +244,8 @@ async def test_a_second_worker_joins_mid_run_and_takes_over_when_the_first_is_ki
         # Both workers run the same roles: one consumer group, the table is now split.
         roles = layout.roles(["validator", "critic", "urls"], aggregator=True, sinks=True)
         await wait_members(config, layout.group_id(config, roles), 2)
-        await wait_distinct(decisions, count * 2 // 5, second)
+        await produce(config, middle)
+        await wait_distinct(decisions, count // 3 + 10, second)
         first.send_signal(signal.SIGKILL)
         first.wait()
         await assert_mid_run(decisions, count)

@@ -117,12 +117,12 @@ async def test_topics_create_makes_them_once_with_partitions_and_message_size(
             cli_subprocess, "topics", "create", "--partitions", "3", env=env
         )
         assert first.returncode == 0, first.stderr
-        assert first.stdout.count(" created ") == 5 and "3 partitions" in first.stdout
+        assert first.stdout.count(" created ") == 6 and "3 partitions" in first.stdout
         assert "max.message.bytes=4259840" in first.stdout
         again = await asyncio.to_thread(
             cli_subprocess, "topics", "create", "--partitions", "3", env=env
         )
-        assert again.returncode == 0 and again.stdout.count(" exists ") == 5
+        assert again.returncode == 0 and again.stdout.count(" exists ") == 6
         # The broker holds what was asked for.
         admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
         await admin.start()
