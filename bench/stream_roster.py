@@ -5,6 +5,9 @@
   The names and paid flags are the registry's (critic, consistency and topic_delivery are paid).
 - simulated: the real validator, and the six others sleep like the real ones (critic 3 s, every
   gate 1-8 s, seeded by draft and reviewer, so every engine waits exactly the same).
+- realistic: the same with the latencies of a deployment with a local model server (critic and
+  consistency 1-3 s, topic delivery 1-2 s, citations and urls 0.2-1 s, web fact-check 0.5-2 s),
+  seeded the same way (bench/bench_simulated.py).
 
 Each engine (multiqa's worker, the bare-aiokafka peer, the Quix Streams peer) builds its reviewers
 from here, so they all run the same reviewer code through `agents.base.run_reviewer`.
@@ -26,7 +29,7 @@ from schemas import DraftSubmitted, Provider, ReviewerResult
 
 T = TypeVar("T")
 
-ZERO, SIMULATED = "zero-cost", "simulated"
+ZERO, SIMULATED, REALISTIC = "zero-cost", "simulated", "realistic"
 REVIEWERS: tuple[tuple[str, Provider, bool], ...] = (
     ("validator", Provider.PROGRAMMATIC, False),
     ("critic", Provider.OLLAMA, True),
@@ -38,7 +41,20 @@ REVIEWERS: tuple[tuple[str, Provider, bool], ...] = (
 )
 
 
-def simulated_seconds(name: str, draft: DraftSubmitted) -> float:
+_REALISTIC_SECONDS = {
+    "critic": (1.0, 3.0),
+    "consistency": (1.0, 3.0),
+    "topic_delivery": (1.0, 2.0),
+    "citations": (0.2, 1.0),
+    "urls": (0.2, 1.0),
+    "web_factcheck": (0.5, 2.0),
+}
+
+
+def simulated_seconds(name: str, draft: DraftSubmitted, profile: str = SIMULATED) -> float:
+    if profile == REALISTIC:
+        low, high = _REALISTIC_SECONDS[name]
+        return random.Random(f"{draft.draft_id}/{name}").uniform(low, high)
     if name == "critic":
         return 3.0
     return random.Random(f"{draft.draft_id}/{name}").uniform(1.0, 8.0)
@@ -46,8 +62,8 @@ def simulated_seconds(name: str, draft: DraftSubmitted) -> float:
 
 def _fake(name: str, provider: Provider, paid: bool, profile: str) -> ReviewerSpec:
     async def review(draft: DraftSubmitted, settings: Settings, deps: Deps) -> ReviewerResult:
-        if profile == SIMULATED:
-            await asyncio.sleep(simulated_seconds(name, draft))
+        if profile != ZERO:
+            await asyncio.sleep(simulated_seconds(name, draft, profile))
         return ReviewerResult(name, True, 85.0, f"{name}: fine ({profile})", provider)
 
     return ReviewerSpec(name, provider, review, lambda settings: True, paid=paid)
@@ -55,7 +71,7 @@ def _fake(name: str, provider: Provider, paid: bool, profile: str) -> ReviewerSp
 
 def roster(profile: str = ZERO) -> tuple[ReviewerSpec, ...]:
     specs = [_fake(name, provider, paid, profile) for name, provider, paid in REVIEWERS]
-    if profile == SIMULATED:
+    if profile != ZERO:
         specs[0] = VALIDATOR_SPECS[0]  # the real validator
     return tuple(specs)
 
