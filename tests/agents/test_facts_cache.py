@@ -2,7 +2,7 @@
 unreadable (renamed: every read fails as it would with the table gone) while the cache holds a
 copy; the copy is served, marked stale, and the table is asked again only every retry_seconds;
 with no copy the validator reports an error. (A server stopped for real: the stream outage test,
-tests/streams/test_facts_outage.py.)"""
+tests/streams/observe/test_facts_outage.py.)"""
 
 from __future__ import annotations
 
