@@ -29,6 +29,7 @@ from pathlib import Path
 
 PY = sys.executable
 MULTIQA = [PY, "-m", "streams.cli"]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def cases(tmp: Path, before: Path | None = None) -> dict[str, tuple[list[str], dict[str, str]]]:
@@ -53,7 +54,9 @@ def cases(tmp: Path, before: Path | None = None) -> dict[str, tuple[list[str], d
             "qa_required_to_pass=critik",
         ],
     }
-    table = {name: (argv, {}) for name, argv in plain.items()}
+    # Every case runs in a neutral folder: `python -m`/`-c` put the working directory first on
+    # sys.path, so run from a checkout they would import that checkout whatever PYTHONPATH says.
+    table = {name: (argv, {"PYTHONPATH": str(REPO)}) for name, argv in plain.items()}
     if before is not None:
         for name, argv in plain.items():
             if name.startswith("multiqa"):
@@ -61,13 +64,32 @@ def cases(tmp: Path, before: Path | None = None) -> dict[str, tuple[list[str], d
     return table
 
 
-def once(argv: list[str], env: dict[str, str]) -> float:
+def once(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     started = time.perf_counter()
-    subprocess.run(argv, capture_output=True, check=False, timeout=300, env={**os.environ, **env})
-    return time.perf_counter() - started
+    proc = subprocess.run(
+        argv, capture_output=True, check=False, timeout=300, env={**os.environ, **env}, cwd=cwd
+    )
+    elapsed = time.perf_counter() - started
+    if b"Traceback" in proc.stderr:  # said, not hidden: a crash is not a start-up figure
+        print(f"note: {' '.join(argv[1:])} ended in a traceback", file=sys.stderr)
+    return elapsed
 
 
-def import_total(argv: list[str], env: dict[str, str] | None = None) -> float:
+def imported_from(env: dict[str, str], cwd: Path) -> str:
+    """Where `streams` comes from under env (to show which checkout a case ran)."""
+    proc = subprocess.run(
+        [PY, "-c", "import streams, os; print(os.path.dirname(os.path.dirname(streams.__file__)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env={**os.environ, **env},
+        cwd=cwd,
+    )
+    return proc.stdout.strip()
+
+
+def import_total(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     """Seconds of import time (-X importtime, top-level entries) in one run of argv."""
     proc = subprocess.run(
         [argv[0], "-X", "importtime", *argv[1:]],
@@ -75,7 +97,8 @@ def import_total(argv: list[str], env: dict[str, str] | None = None) -> float:
         text=True,
         check=False,
         timeout=300,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **env},
+        cwd=cwd,
     )
     total = 0
     for line in proc.stderr.splitlines():
@@ -91,11 +114,20 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="an older checkout to compare with")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        table = cases(Path(tmp), args.before)
+        where = Path(tmp)
+        before = args.before.resolve() if args.before is not None else None
+        table = cases(where, before)
+        now_env = {"PYTHONPATH": str(REPO)}
+        print(f"multiqa from {imported_from(now_env, where)}")
+        if before is not None:
+            found = imported_from({"PYTHONPATH": str(before)}, where)
+            if Path(found).resolve() != before:
+                raise SystemExit(f"--before {before}: streams imports from {found} instead")
+            print(f"multiqa [before] from {found}")
         times: dict[str, list[float]] = {name: [] for name in table}
         for _ in range(args.runs):
             for name, (argv, env) in table.items():  # interleaved: load hits every case alike
-                times[name].append(once(argv, env))
+                times[name].append(once(argv, env, where))
         base = statistics.median(times["baseline: python -c pass"])
         print(f"{'case':<61} {'median':>8} {'fastest':>8} {'added':>8} {'x base':>7}")
         for name, values in times.items():
@@ -105,11 +137,12 @@ def main() -> None:
                 f"{median / base:7.1f}"
             )
         build = [PY, "-c", "import streams.cli as c; c.build_parser()"]
-        if args.before is not None:
-            before = import_total(build, {"PYTHONPATH": str(args.before)})
-            print(f"\nimport time while building the whole parser [before]: {before:.3f} s")
-        print(f"\nimport time while building the whole parser: {import_total(build):.3f} s")
-        sdk = import_total([PY, "-c", "import anthropic"])
+        if before is not None:
+            old = import_total(build, {"PYTHONPATH": str(before)}, where)
+            print(f"\nimport time while building the whole parser [before]: {old:.3f} s")
+        now = import_total(build, now_env, where)
+        print(f"import time while building the whole parser: {now:.3f} s")
+        sdk = import_total([PY, "-c", "import anthropic"], now_env, where)
         print(f"import time of `import anthropic` alone:     {sdk:.3f} s")
 
 
