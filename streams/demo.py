@@ -107,7 +107,7 @@ through both files.
 Refresh the lock file on a schedule, run the tests, and review the changes like any other code
 change. When an update breaks something, the diff of the lock file shows which package moved.
 
-## Summary
+## Ranges and locks together
 
 Version ranges describe what the project supports; the lock file records what was tested. Keeping
 both in the repository makes installs predictable and upgrades deliberate.
@@ -134,7 +134,7 @@ Each frame shows a file, a line number and the function that was running. Read f
 until you reach code from your own project; that frame is where the investigation begins. The
 [old debugging guide]({pages}/docs/retired-debugging-guide) covered this in more detail.
 
-## Summary
+## Where to start
 
 Start at the last line, then walk up the frames to your own code.
 """

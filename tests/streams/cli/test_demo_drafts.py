@@ -39,3 +39,14 @@ async def test_demo_drafts_are_approved_short_circuited_and_vetoed_for_a_dead_li
         "demo-t1-statistic",
         "demo-t1-dead-link",
     ]
+
+
+def test_the_clean_and_dead_link_drafts_break_no_writing_rule() -> None:
+    # They show one thing each (approved; a dead link): the validator finds nothing in them but
+    # the local pages' addresses (the demo serves its pages on 127.0.0.1: internal_path).
+    from agents.validator._core import validate
+
+    clean, _, dead_link = sample_drafts("http://127.0.0.1:8123", "t2")
+    for draft in (clean, dead_link):
+        codes = {f.code for f in validate(draft.content, title=draft.title).findings}
+        assert codes <= {"internal_path"}, (draft.draft_id, codes)
