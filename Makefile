@@ -24,10 +24,13 @@ test: setup
 	if [ $$rc -eq 5 ]; then echo "pytest: no tests collected (exit 5), treated as success"; exit 0; fi; \
 	exit $$rc
 
+## make lint: ruff, the format check, mypy strict on the packages and mypy on the tests (CI runs
+## it before the tests; .pre-commit-config.yaml runs the same commands)
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/python scripts/mypy_tests.py
 
 up: setup
 	$(PYTHON) -m streams.cli dev up

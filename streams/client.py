@@ -21,7 +21,7 @@ import asyncio
 import logging
 import secrets
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -242,7 +242,7 @@ async def decisions(
     start: Literal["earliest", "latest"] = "earliest",
     dedupe_window: int = 100_000,
     **consumer_options: Any,
-) -> AsyncIterator[QADecision]:
+) -> AsyncGenerator[QADecision, None]:
     """Decisions as they are made, for a publisher, in a consumer group.
 
     A group that has never committed starts at `start` ("earliest": every decision the topic

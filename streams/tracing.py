@@ -35,7 +35,8 @@ TRACER_NAME = "multiqa.streams"
 TRACEPARENT = "traceparent"
 TRACESTATE = "tracestate"
 
-HeadersArg = Mapping[str, bytes] | Sequence[tuple[str, bytes]] | None
+# Faust hands headers over with str or bytes keys (_as_text_carrier reads both).
+HeadersArg = Mapping[str, bytes] | Sequence[tuple[str | bytes, bytes]] | None
 KafkaHeaders = list[tuple[str, bytes]]
 
 _PROPAGATOR = TraceContextTextMapPropagator()
@@ -48,7 +49,9 @@ def tracer() -> trace.Tracer:
 def _as_text_carrier(headers: HeadersArg) -> dict[str, str]:
     if not headers:
         return {}
-    items: Iterable[tuple[str, Any]] = headers.items() if isinstance(headers, Mapping) else headers
+    items: Iterable[tuple[str | bytes, Any]] = (
+        headers.items() if isinstance(headers, Mapping) else headers
+    )
     carrier: dict[str, str] = {}
     for key, value in items:
         name = key.decode("latin-1") if isinstance(key, bytes) else str(key)

@@ -78,8 +78,10 @@ def test_every_gate_has_its_enable_switch() -> None:
         if spec.name == "validator":
             continue
         key = ENABLED_BY[spec.name]
-        assert spec.enabled(Settings(**{key: True}))
-        assert not spec.enabled(Settings(**{key: False}))
+        on: dict[str, Any] = {key: True}
+        off: dict[str, Any] = {key: False}
+        assert spec.enabled(Settings(**on))
+        assert not spec.enabled(Settings(**off))
 
 
 def _migrated(dsn: str) -> None:

@@ -19,7 +19,7 @@ async def _read_all(bootstrap: str, topic: str, count: int) -> list:
     await consumer.start()
     try:
         consumer.assign([TopicPartition(topic, 0)])
-        records = []
+        records: list = []
         async with asyncio.timeout(60):
             while len(records) < count:
                 batch = await consumer.getmany(timeout_ms=500)

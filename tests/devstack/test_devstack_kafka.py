@@ -27,7 +27,7 @@ async def test_produce_and_consume_keyed_messages(kafka_bootstrap, unique_topics
     producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, acks="all")
     await producer.start()
     try:
-        sent = {}
+        sent: dict = {}
         for i in range(12):
             key = f"draft-{i % 4}".encode()
             meta = await producer.send_and_wait(topic, f"v{i}".encode(), key=key)
@@ -124,7 +124,7 @@ async def test_consumer_group_offset_commit_survives_restart(
     first = consumer()
     await first.start()
     try:
-        got = []
+        got: list = []
         async with asyncio.timeout(30):
             while len(got) < 3:
                 got.append(await first.getone())

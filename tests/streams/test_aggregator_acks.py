@@ -102,7 +102,7 @@ async def test_many_events_all_acked_in_order(limit):
     loop = asyncio.get_running_loop()
     acks = Acks()
     acker = AcksAfterWrites(acks, limit=limit)
-    futures = []
+    futures: list[asyncio.Future] = []
 
     async def deliver_later() -> None:
         while True:

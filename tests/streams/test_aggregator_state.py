@@ -4,6 +4,7 @@ trip (what the changelog stores), and input offsets decide which events are appl
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from faust.types import TP
@@ -201,7 +202,8 @@ def test_the_stored_settings_follow_a_settings_change():
 
     from streams.aggregator import Aggregator
 
-    holder = SimpleNamespace(_stored_settings=None)
+    # A stand-in for the aggregator: _stored reads and writes only this one attribute.
+    holder: Any = SimpleNamespace(_stored_settings=None)
     before, after = Settings(), Settings(qa_aggregate_timeout_seconds=5.0)
     mapping, version = Aggregator._stored(holder, before)
     assert (mapping, version) == (before.to_mapping(), before.version())

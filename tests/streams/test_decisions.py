@@ -120,7 +120,8 @@ async def env(kafka_bootstrap, tmp_path_factory) -> AsyncIterator[Env]:
     submitter = DraftSubmitter(kafka_bootstrap, topic=config.drafts_topic)
     await submitter.start()
     try:
-        yield Env(stream, submitter, *readers, critic, current)
+        decisions, reviews, dead_letters = readers
+        yield Env(stream, submitter, decisions, reviews, dead_letters, critic, current)
     finally:
         await submitter.stop()
         for reader in readers:
@@ -360,6 +361,7 @@ def _skipped_already_decided(values, draft_id: str) -> bool:
 async def _entry_when(env: Env, draft_id: str, predicate, version: int = 1):
     async with asyncio.timeout(30):
         while True:
+            assert env.stream.aggregator is not None
             entry = env.stream.aggregator.entry(draft_id, version)
             if entry is not None and predicate(entry):
                 return entry

@@ -28,6 +28,7 @@ async def test_decided_and_orphan_entries_are_dropped_after_retention(kafka_boot
     await stream.start()
     try:
         aggregator = stream.aggregator
+        assert aggregator is not None
         async with DraftSubmitter(kafka_bootstrap, topic=config.drafts_topic) as submitter:
             await submitter.submit(DraftSubmitted("kept-1", 1, "Kettles", "Kettles boil. " * 40))
         await decisions.wait_for(lambda vs: len(vs) == 1)
@@ -37,7 +38,8 @@ async def test_decided_and_orphan_entries_are_dropped_after_retention(kafka_boot
         )
         await send_raw(kafka_bootstrap, config.reviews_topic, encode(late), key=b"kept-1")
         await _until(lambda: aggregator.entry("kept-1", 1) is not None)  # an orphan now
-        assert aggregator.entry("kept-1", 1).draft is None
+        orphan = aggregator.entry("kept-1", 1)
+        assert orphan is not None and orphan.draft is None
         await _until(lambda: aggregator.entry("kept-1", 1) is None)
         assert len(decisions.values()) == 1  # and it decided nothing
     finally:

@@ -21,6 +21,7 @@ def test_context_round_trips_through_headers_as_dict_or_pairs(spans):
     with tracing.tracer().start_as_current_span("parent"):
         headers = tracing.inject()
         expected = tracing.current_traceparent()
+    assert expected is not None
     assert tracing.traceparent_of(headers) == expected
     assert tracing.traceparent_of(dict(headers)) == expected
     assert tracing.traceparent_of([(b"traceparent", expected.encode())]) == expected

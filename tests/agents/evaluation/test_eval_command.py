@@ -167,7 +167,7 @@ async def test_a_review_that_fails_is_an_error_outcome_not_a_crash(
     )
     original = MultiModelQA.review
 
-    async def flaky(self: MultiModelQA, title: str, content: str, *args: object, **kw: object):  # type: ignore[no-untyped-def]
+    async def flaky(self: MultiModelQA, title: str, content: str, *args: object, **kw: object):
         if "url" in content:
             raise RuntimeError("model server on fire")
         return await original(self, title, content, *args, **kw)  # type: ignore[arg-type]

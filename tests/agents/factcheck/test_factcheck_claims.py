@@ -230,7 +230,7 @@ def test_fast_paths_find_what_plain_scans_find(text):
     for pattern, kind, key in e._MENTION_RULES:
         every += [e.Mention(key(m), kind, m.start(), m.end()) for m in pattern.finditer(text)]
     every.sort(key=lambda m: (m.start, -(m.end - m.start)))
-    expected = []
+    expected: list[e.Mention] = []
     for m in every:
         if not expected or m.start >= expected[-1].end:
             expected.append(m)
@@ -242,7 +242,7 @@ def test_fast_paths_find_what_plain_scans_find(text):
     found = [
         (q.start, q.end, q.dimension, q.value) for q in e.find_quantities(text, [], dates=False)
     ]
-    kept = []
+    kept: list[tuple] = []
     for start, _rule, end, dimension, value in sorted(plain):
         if not kept or start >= kept[-1][1]:
             kept.append((start, end, dimension, value))

@@ -80,5 +80,7 @@ async def test_full_review_through_ddgs(fake_ddg):
     codes = {f.code: f for f in result.findings}
     assert set(codes) == {"fact_contradicted", "fact_verified"}
     assert "32GB" in codes["fact_contradicted"].message
-    assert codes["fact_verified"].span.text == "Python 3.14 was released in October 2025"
+    verified = codes["fact_verified"].span
+    assert verified is not None
+    assert verified.text == "Python 3.14 was released in October 2025"
     assert result.score == 50.0

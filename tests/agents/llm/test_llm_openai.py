@@ -249,6 +249,7 @@ async def test_a_model_the_server_does_not_list_falls_back_with_an_audit_row(
     result = await critic.review(make_draft(), settings, deps)
     assert result.status is ReviewStatus.OK and result.score == 82.0
     assert "does not serve gpt-4o" in result.feedback
+    assert isinstance(deps.audit, AuditRecorder)
     [(kind, payload)] = deps.audit.events
     assert kind == "critic_fallback" and payload["fallback"] == f"openai/{MODEL}"
     assert [b["model"] for b in server.chats()] == [MODEL]  # gpt-4o was never asked

@@ -98,6 +98,9 @@ def provider(server: model_server.ModelServer) -> OpenAIProvider:
     )
 
 
+KINDS: dict[str, type | tuple[type, ...]] = {"boolean": bool, "number": (int, float), "string": str}
+
+
 def _validates(answer: dict[str, Any], schema: dict[str, Any]) -> list[str]:
     """What in `answer` breaks `schema` (the subset our answer schemas use)."""
     problems = []
@@ -106,12 +109,12 @@ def _validates(answer: dict[str, Any], schema: dict[str, Any]) -> list[str]:
         problems.append(f"keys {sorted(answer)} != {sorted(props)}")
     for key, rule in props.items():
         value = answer.get(key)
-        kind = {"boolean": bool, "number": (int, float), "string": str}[rule["type"]]
+        kind = KINDS[rule["type"]]
         if not isinstance(value, kind) or (rule["type"] == "number" and isinstance(value, bool)):
             problems.append(f"{key} is not a {rule['type']}")
         elif rule["type"] == "number" and not rule["minimum"] <= value <= rule["maximum"]:
             problems.append(f"{key}={value} outside its bounds")
-        elif rule["type"] == "string" and len(value) > rule["maxLength"]:
+        elif isinstance(value, str) and len(value) > rule["maxLength"]:
             problems.append(f"{key} longer than {rule['maxLength']}")
     return problems
 
@@ -201,6 +204,7 @@ async def test_a_model_the_server_does_not_have_falls_back(server) -> None:
     assert f"does not serve qwen2.5:7b (GET /models lists: {model_server.MODEL_ALIAS}" in (
         result.feedback
     )
+    assert isinstance(deps.audit, AuditRecorder)
     [(kind, payload)] = deps.audit.events
     assert kind == "critic_fallback"
     assert (payload["primary"], payload["fallback"]) == ("openai/qwen2.5:7b", MODEL)

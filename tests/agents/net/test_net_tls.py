@@ -14,7 +14,7 @@ def _recording_sni(context: ssl.SSLContext, names: list[str | None]) -> ssl.SSLC
     def remember(sock: ssl.SSLObject, name: str | None, ctx: ssl.SSLContext) -> None:
         names.append(name)
 
-    context.sni_callback = remember  # type: ignore[assignment]
+    context.sni_callback = remember
     return context
 
 

@@ -30,7 +30,7 @@ async def drafts_on(cli_env, count: int):
     )
     await consumer.start()
     try:
-        records = []
+        records: list = []
         for _ in range(60):
             if len(records) >= count:
                 break
@@ -71,7 +71,9 @@ async def test_submit_keeps_the_callers_trace_and_uses_the_sdk_span_when_configu
 
     # With an SDK installed, the header is the finished `multiqa.submit` span's context.
     [span] = [s for s in spans.get_finished_spans() if s.name == "multiqa.submit"]
-    trace_id, span_id = TRACEPARENT.match(traced.traceparent).groups()
+    match = TRACEPARENT.match(traced.traceparent or "")
+    assert match is not None
+    trace_id, span_id = match.groups()
     assert int(trace_id, 16) == span.context.trace_id
     assert int(span_id, 16) == span.context.span_id
     assert span.attributes["multiqa.draft_id"] == "w-traced"

@@ -30,7 +30,7 @@ async def read_drafts(cli_env, count: int) -> list:
     )
     await consumer.start()
     try:
-        records = []
+        records: list = []
         deadline = time.monotonic() + 60
         while len(records) < count:
             assert time.monotonic() < deadline, f"only {len(records)} of {count} drafts arrived"
