@@ -22,6 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from schemas import MultiqaError
+
 log = logging.getLogger(__name__)
 
 DEFAULT_TTL_SECONDS = 30.0
@@ -94,7 +96,7 @@ def facts_from_rows(rows: Sequence[Mapping[str, Any]]) -> tuple[FactOverride, ..
     return tuple(facts)
 
 
-class FactsUnavailable(Exception):
+class FactsUnavailable(MultiqaError):
     """fact_overrides could not be read and no earlier copy exists."""
 
 

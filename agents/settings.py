@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from schemas import OperatorError
 
-class SettingsError(ValueError):
+
+class SettingsError(OperatorError, ValueError):
     """A setting has a value of the wrong type, outside its range, of the wrong kind (not a URL,
     an unknown provider, ...), or contradicting another setting. str(error) is one line naming
     the key."""

@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from schemas._errors import MultiqaError
+
 __all__ = ["FieldError", "Plan", "SchemaDriftError", "json_safe"]
 
 Conv = Callable[[Any], Any]
@@ -29,11 +31,11 @@ _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
 
 
-class SchemaDriftError(TypeError):
+class SchemaDriftError(MultiqaError, TypeError):
     """A Python record type and its Avro schema disagree (a programming error, not bad input)."""
 
 
-class FieldError(Exception):
+class FieldError(MultiqaError):
     """A value that does not fit its field. Raised inside a plan; each record converter on the way
     out prepends its field name, so `path` ends up as e.g. `findings[2].span.start`."""
 

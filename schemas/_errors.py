@@ -1,4 +1,55 @@
-"""Why an event could not be encoded or decoded.
+"""Every exception multiqa raises on purpose, and why an event could not be encoded or decoded.
+
+multiqa's exceptions share one root, `MultiqaError`; a failure the operator can act on is an
+`OperatorError`, whose str() is the whole explanation: `multiqa <command>` prints it as ONE line
+`multiqa <command>: error: <reason>` and exits 1 (streams._command.run_command), so a new one needs
+no list to be added to. Builtin bases stay where callers catch them (ValueError, RuntimeError, ...).
+tests/test_errors.py checks that this drawing is the real tree.
+
+    MultiqaError
+    ├── OperatorError                      one line on the command line, exit 1
+    │   ├── CommandError                   streams._command: a command's own refusal
+    │   ├── ConfigError (ValueError)       streams.config: a MULTIQA_* value that does not parse
+    │   ├── SettingsError (ValueError)     agents.settings: a setting outside its rules
+    │   ├── BrokerUnavailableError (ConnectionError)  streams.client: Kafka does not answer
+    │   ├── TopicSetupError (RuntimeError) streams.topics: a topic exists with the wrong layout
+    │   ├── MigrationError (RuntimeError)  streams.db: a migration failed
+    │   ├── DevStackError (RuntimeError)   streams.devstack: the local stack cannot start or stop
+    │   │   └── ModelUnavailable           the local model server is not installed or not up
+    │   ├── EvalError                      agents.evaluation: the labelled corpus cannot be read
+    │   ├── RereviewError (RuntimeError)   streams.history: a re-review that cannot go on
+    │   ├── OpsServerError (RuntimeError)  streams.observe: the operations port is taken
+    │   ├── GroupsNotReadyError (RuntimeError)  streams._groups: workers did not join in time
+    │   └── FilterError (ValueError)       streams.ui: a decisions filter that does not parse
+    ├── CodecError (ValueError)            schemas: this message is bad (the codec's tree below)
+    │   ├── BadMagicError
+    │   ├── UnknownSchemaError
+    │   ├── WrongRecordTypeError
+    │   ├── TruncatedError
+    │   ├── TrailingBytesError
+    │   ├── CorruptBodyError
+    │   └── InvalidRecordError
+    │       └── OversizeError
+    ├── SchemaRegistryError (RuntimeError) schemas: the registry is unreachable (retry)
+    ├── SchemaDriftError (TypeError)       schemas: a record class and its schema disagree (a bug)
+    ├── FieldError                         schemas: a value that does not fit its field (internal)
+    ├── FetchError                         agents.net: a draft's URL could not be fetched
+    │   └── URLRefused                     the guard refused it (scheme, address, port, size)
+    ├── LLMError                           agents.llm: a model call failed
+    │   ├── LLMUnavailable                 no model server, or it does not serve the model
+    │   │   └── LLMMisconfigured           a missing key or a bad model name
+    │   ├── LLMTimeout
+    │   ├── LLMResponseTooLarge
+    │   └── LLMBadResponse
+    ├── AnswerError (ValueError)           agents.llm: a model answer that does not parse
+    ├── BodyTooLarge                       agents.llm: a model server's answer over the cap
+    ├── SearchUnavailable                  agents.factcheck: the search backend does not answer
+    ├── FactsUnavailable                   agents.facts: fact_overrides cannot be read
+    ├── ImageProblem (ValueError)          agents.vision: an image that cannot be judged
+    ├── PreviewError                       agents.vision: the preview page cannot be rendered
+    └── SinkError (RuntimeError)           streams.sinks: PostgreSQL refused a write after retries
+
+The codec
 
 Every problem with a payload or a record raises one subclass of `CodecError`; nothing else comes
 out of `encode`/`decode` (never a bare KeyError, struct.error, EOFError or UnicodeDecodeError).
@@ -33,6 +84,8 @@ __all__ = [
     "CodecError",
     "CorruptBodyError",
     "InvalidRecordError",
+    "MultiqaError",
+    "OperatorError",
     "OversizeError",
     "SchemaRegistryError",
     "TrailingBytesError",
@@ -42,7 +95,16 @@ __all__ = [
 ]
 
 
-class CodecError(ValueError):
+class MultiqaError(Exception):
+    """Base of every exception multiqa raises on purpose (the tree is drawn above)."""
+
+
+class OperatorError(MultiqaError):
+    """A failure the operator can act on (a bad setting or option, a server that does not answer,
+    a missing file); its str() is the one line the command line prints."""
+
+
+class CodecError(MultiqaError, ValueError):
     """Base of every encode/decode failure caused by the payload or the record itself."""
 
     def __init__(self, reason: str, *, offset: int | None = None, field: str | None = None) -> None:
@@ -99,5 +161,5 @@ class OversizeError(InvalidRecordError):
     """A field, or the whole payload, is larger than the configured maximum."""
 
 
-class SchemaRegistryError(RuntimeError):
+class SchemaRegistryError(MultiqaError, RuntimeError):
     """The schema registry could not be reached or answered with an error (transient: retry)."""

@@ -3,9 +3,10 @@ they feed, the database connection, and how a failure reaches the operator.
 
 A failure the operator can act on (a bad setting, a broker or database that does not answer, a
 missing file) is ONE line `multiqa <command>: error: <reason>` on stderr and exit code 1, never a
-traceback. Commands raise `CommandError` for their own refusals; `run_command` turns those and
-the known failures of the parts below (Kafka, PostgreSQL, codec, configuration, settings, dev
-stack) into that line.
+traceback. Such failures are `schemas.OperatorError`s wherever they are raised (the tree is drawn
+in schemas._errors); commands raise `CommandError` for their own refusals. `run_command` turns
+every OperatorError, a record that does not encode (CodecError) and the client libraries' Kafka
+and PostgreSQL errors into that line; anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
+from schemas._errors import CodecError, OperatorError  # light: schemas loads its codec lazily
 from streams.config import StreamConfig
 
 if TYPE_CHECKING:
@@ -30,25 +32,15 @@ if TYPE_CHECKING:
 # command runs.
 
 
-class CommandError(Exception):
+class CommandError(OperatorError):
     """A failure explained in one line to the operator."""
 
 
-# Failures whose str() already is the one line the operator needs, as (module, class): looked
-# up in sys.modules when a failure happens, so that none of these modules is imported to build
-# the parser (a class whose module is not loaded cannot have been raised).
-_EXPLAINED = (
-    ("streams.client", "BrokerUnavailableError"),
-    ("streams.client", "DraftTooLargeError"),
-    ("streams.client", "TopicMissingError"),
-    ("streams.config", "ConfigError"),
-    ("schemas._errors", "CodecError"),
-    ("streams.devstack._common", "DevStackError"),
-    ("streams.db._migrate", "MigrationError"),
-    ("agents.settings", "SettingsError"),
-    ("streams.topics", "TopicSetupError"),
-)
-# Failures of the parts below, prefixed with what failed.
+# Failures whose str() already is the one line the operator needs: every OperatorError (a new
+# one needs no entry here) and a record that does not encode.
+_EXPLAINED = (OperatorError, CodecError)
+# Failures of the client libraries, prefixed with what failed; as (module, class), looked up in
+# sys.modules when a failure happens, so that neither library is imported to build the parser.
 _PREFIXED = (
     ("aiokafka.errors", "KafkaError", "Kafka error"),
     ("asyncpg", "PostgresError", "PostgreSQL error"),
@@ -62,12 +54,8 @@ def _loaded_class(module: str, name: str) -> type[BaseException] | None:
 
 def explain(exc: BaseException) -> str | None:
     """The one line for a failure multiqa knows how to explain, None for anything else."""
-    if isinstance(exc, CommandError):
+    if isinstance(exc, _EXPLAINED):
         return str(exc)
-    for module, name in _EXPLAINED:
-        cls = _loaded_class(module, name)
-        if cls is not None and isinstance(exc, cls):
-            return str(exc)
     for module, name, prefix in _PREFIXED:
         cls = _loaded_class(module, name)
         if cls is not None and isinstance(exc, cls):

@@ -28,6 +28,8 @@ from aiokafka.protocol.admin import (
 )
 from aiokafka.protocol.api import Request
 
+from schemas import OperatorError
+
 # Worth asking again a moment later: the coordinator is still starting or moving.
 RETRIABLE = (
     CoordinatorNotAvailableError,
@@ -37,7 +39,7 @@ RETRIABLE = (
 )
 
 
-class GroupsNotReadyError(RuntimeError):
+class GroupsNotReadyError(OperatorError, RuntimeError):
     """The groups did not all become stable in time; str() is one line saying which."""
 
 

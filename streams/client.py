@@ -30,7 +30,15 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaConnectionError, KafkaError, MessageSizeTooLargeError
 from aiokafka.partitioner import DefaultPartitioner
 
-from schemas import Codec, CodecError, DraftSubmitted, OversizeError, QADecision, decode
+from schemas import (
+    Codec,
+    CodecError,
+    DraftSubmitted,
+    OperatorError,
+    OversizeError,
+    QADecision,
+    decode,
+)
 from streams import tracing
 from streams.config import StreamConfig
 
@@ -41,17 +49,17 @@ DEFAULT_DRAFTS_TOPIC = StreamConfig.drafts_topic
 DEFAULT_DECISIONS_TOPIC = StreamConfig.decisions_topic
 
 
-class DraftTooLargeError(ValueError):
+class DraftTooLargeError(OperatorError, ValueError):
     """A draft over the size limit (the codec's, or a topic's max.message.bytes); str() is one
     line naming the limit and the setting that raises it. Nothing was published."""
 
 
-class TopicMissingError(LookupError):
+class TopicMissingError(OperatorError, LookupError):
     """The topic to publish to does not exist (and the broker must not auto-create it with its
     default partition count); str() is one line saying how to create it."""
 
 
-class BrokerUnavailableError(ConnectionError):
+class BrokerUnavailableError(OperatorError, ConnectionError):
     """Kafka could not be reached (wrong address, broker down)."""
 
     @classmethod

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from schemas import Limits
 
+from schemas import OperatorError
+
 ENV_PREFIX = "MULTIQA_"
 
 
@@ -36,7 +38,7 @@ def env_variable(field: str) -> str:
     return ENV_PREFIX + field.upper()
 
 
-class ConfigError(ValueError):
+class ConfigError(OperatorError, ValueError):
     """A MULTIQA_* variable has a value of the wrong type or outside its range."""
 
 

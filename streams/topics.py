@@ -27,6 +27,7 @@ from schemas import (
     DeadLetter,
     DraftSubmitted,
     InvalidRecordError,
+    OperatorError,
     QADecision,
     ReviewerResult,
 )
@@ -48,7 +49,7 @@ def misrouted(key: Any, draft_id: str) -> InvalidRecordError | None:
     return InvalidRecordError(f"event key {key!r} is not its draft_id {draft_id!r}", field="key")
 
 
-class TopicSetupError(RuntimeError):
+class TopicSetupError(OperatorError, RuntimeError):
     """A topic exists with the wrong partition count, or could not be created."""
 
 

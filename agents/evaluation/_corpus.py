@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schemas import OperatorError
+
 LABELS_FILE = "labels.csv"
 SETTINGS_FILE = "settings.json"
 CLEAN = "clean"
@@ -32,7 +34,7 @@ MAX_DRAFT_BYTES = 64 * 1024 * 1024
 _MAX_LABELS_BYTES = 16 * 1024 * 1024
 
 
-class EvalError(Exception):
+class EvalError(OperatorError):
     """A corpus, its labels or its settings cannot be used; str() is the one-line reason."""
 
 

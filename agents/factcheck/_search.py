@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from schemas import MultiqaError
+
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:
@@ -21,7 +23,7 @@ class SearchResult:
     snippet: str
 
 
-class SearchUnavailable(Exception):
+class SearchUnavailable(MultiqaError):
     """The search could not be done (rate limit, network, timeout): the reviewer skips with this
     reason rather than judging claims on no evidence."""
 

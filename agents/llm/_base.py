@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypedDict
 
 from agents.settings import MODEL_PROVIDERS
+from schemas import MultiqaError
 
 
 class ChatMessage(TypedDict):
@@ -34,7 +35,7 @@ class LLMAnswer:
         return self.stop_reason in {"length", "max_tokens"}
 
 
-class LLMError(Exception):
+class LLMError(MultiqaError):
     """A model call produced no answer. `reason` is short and safe to show in feedback."""
 
     def __init__(self, reason: str) -> None:

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from schemas import MultiqaError
+
 _THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.IGNORECASE | re.DOTALL)
 _THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think(?:ing)?>", re.IGNORECASE)
@@ -24,7 +26,7 @@ _NUMBER_TEXT = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)\s*(?:/\s*100|%)?\s*$")
 _MAX_OBJECT_STARTS = 50
 
 
-class AnswerError(ValueError):
+class AnswerError(MultiqaError, ValueError):
     """The answer has no usable JSON object, or a field is missing or invalid."""
 
 

@@ -17,8 +17,10 @@ from typing import Any
 
 import certifi
 
+from schemas import MultiqaError
 
-class BodyTooLarge(Exception):
+
+class BodyTooLarge(MultiqaError):
     """Raised from inside the response stream; the clients let it propagate (possibly wrapped)."""
 
     def __init__(self, limit: int) -> None:

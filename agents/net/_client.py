@@ -63,7 +63,9 @@ class _GuardedTransport(httpx.AsyncHTTPTransport):
     """
 
     def __init__(self, backend: PinnedBackend, verify: ssl.SSLContext | str | bool) -> None:
-        if not isinstance(verify, ssl.SSLContext):
+        if isinstance(verify, str):  # a CA bundle (httpx deprecates passing its path itself)
+            verify = ssl.create_default_context(cafile=verify)
+        elif not isinstance(verify, ssl.SSLContext):
             verify = httpx.create_ssl_context(verify=verify, trust_env=False)
         super().__init__(verify=verify, trust_env=False, retries=0)
         self._pool = httpcore.AsyncConnectionPool(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import enum
 
+from schemas import MultiqaError
+
 
 class ErrorKind(enum.StrEnum):
     """Outcome of one URL check. Everything but `OK` means the URL did not answer usefully."""
@@ -18,7 +20,7 @@ class ErrorKind(enum.StrEnum):
     NETWORK = "network"  # connection refused or reset, TLS failure, protocol error
 
 
-class FetchError(Exception):
+class FetchError(MultiqaError):
     """A fetch did not produce a usable response; `kind` says why, `detail` says what happened."""
 
     def __init__(self, kind: ErrorKind, detail: str, *, status: int | None = None) -> None:

@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 from PIL import Image, UnidentifiedImageError
 
 from agents.links import extract_links
+from schemas import MultiqaError
 
 # Front-matter keys that name the post's featured image (judged first: it is what readers see).
 _FEATURED_KEYS = (
@@ -45,7 +46,7 @@ class ImageRef:
     featured: bool = False
 
 
-class ImageProblem(ValueError):
+class ImageProblem(MultiqaError, ValueError):
     """An image that cannot be judged (undecodable, too large, unsupported)."""
 
 

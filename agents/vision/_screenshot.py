@@ -24,6 +24,7 @@ import time
 from typing import Any, Protocol
 
 from agents.settings import Settings
+from schemas import MultiqaError
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ class Fetcher(Protocol):
     async def fetch_bytes(self, url: str, max_bytes: int) -> bytes: ...
 
 
-class PreviewError(Exception):
+class PreviewError(MultiqaError):
     """The preview page could not be rendered; `reason` says why."""
 
     def __init__(self, reason: str) -> None:

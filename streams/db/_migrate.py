@@ -5,12 +5,14 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from schemas import OperatorError
+
 # Any constant works; it only has to be the same for every multiqa process.
 _ADVISORY_LOCK_ID = 0x6D756C7469716131  # "multiqa1"
 _FILE_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
 
 
-class MigrationError(RuntimeError):
+class MigrationError(OperatorError, RuntimeError):
     """A migration file is malformed, or applying it failed."""
 
 

@@ -14,6 +14,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from schemas import OperatorError
+
 HOST = "127.0.0.1"
 DEFAULT_KAFKA_VERSION = "4.1.2"
 DEFAULT_KAFKA_PORT = 19092
@@ -24,7 +26,7 @@ DEFAULT_PG_PORT = 15432
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-class DevStackError(RuntimeError):
+class DevStackError(OperatorError, RuntimeError):
     """A failure the user can act on. str(error) is ONE line naming the cause and the fix."""
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from agents.aggregate import build_decision
 from agents.base import Deps, ReviewerSpec, run_reviewer
 from agents.settings import Settings
-from schemas import utc_now
+from schemas import OperatorError, utc_now
 from schemas.records import (
     Cost,
     DraftSubmitted,
@@ -46,7 +46,7 @@ from streams.history._report import Item, Report
 from streams.observe._metrics import reason_of
 
 
-class RereviewError(RuntimeError):
+class RereviewError(OperatorError, RuntimeError):
     """The run cannot go on (a model stopped answering); nothing was written."""
 
 

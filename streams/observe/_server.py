@@ -16,12 +16,13 @@ from typing import Any
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 
+from schemas import OperatorError
 from streams.observe._health import CheckResult, Readiness
 
 log = logging.getLogger(__name__)
 
 
-class OpsServerError(RuntimeError):
+class OpsServerError(OperatorError, RuntimeError):
     """The endpoint could not be bound (port in use, address not available)."""
 
 

@@ -17,12 +17,14 @@ from typing import TypeVar
 
 import asyncpg
 
+from schemas import MultiqaError
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 
-class SinkError(RuntimeError):
+class SinkError(MultiqaError, RuntimeError):
     """A write failed for a reason retrying cannot fix (the record, not the database, is at
     fault). The message names the record; `__cause__` is the database error."""
 

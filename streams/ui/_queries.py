@@ -12,13 +12,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agents.base import REVIEWER_NAMES
+from schemas import OperatorError
 
 PAGE_SIZE = 50
 MAX_PAGE = 1000
 _REVIEWER_RESULTS = ("any", "approved", "disapproved", "skipped", "error")
 
 
-class FilterError(ValueError):
+class FilterError(OperatorError, ValueError):
     """A query-string value the list cannot use (the page says which, with a 400)."""
 
 
