@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from agents import registry
 from agents.settings import Settings
 from schemas.records import (
     Cost,
@@ -47,18 +48,9 @@ from schemas.records import (
 
 log = logging.getLogger(__name__)
 
-# Every reviewer name multiqa knows, in the order feedback lists them.
-REVIEWER_NAMES: tuple[str, ...] = (
-    "validator",
-    "critic",
-    "consistency",
-    "topic_delivery",
-    "citations",
-    "urls",
-    "web_factcheck",
-    "vision",
-    "preview",
-)
+# Every reviewer name multiqa knows, in the order feedback lists them (agents.registry holds the
+# one list; the name stays importable from here).
+REVIEWER_NAMES = registry.REVIEWER_NAMES
 
 
 class ReviewFn(Protocol):

@@ -12,6 +12,8 @@ tests/test_errors.py checks that this drawing is the real tree.
     │   ├── ConfigError (ValueError)       streams.config: a MULTIQA_* value that does not parse
     │   ├── SettingsError (ValueError)     agents.settings: a setting outside its rules
     │   ├── BrokerUnavailableError (ConnectionError)  streams.client: Kafka does not answer
+    │   ├── DraftTooLargeError (ValueError)  streams.client: a draft over a size limit
+    │   ├── TopicMissingError (LookupError)  streams.client: the topic to publish to is missing
     │   ├── TopicSetupError (RuntimeError) streams.topics: a topic exists with the wrong layout
     │   ├── MigrationError (RuntimeError)  streams.db: a migration failed
     │   ├── DevStackError (RuntimeError)   streams.devstack: the local stack cannot start or stop
@@ -33,6 +35,7 @@ tests/test_errors.py checks that this drawing is the real tree.
     ├── SchemaRegistryError (RuntimeError) schemas: the registry is unreachable (retry)
     ├── SchemaDriftError (TypeError)       schemas: a record class and its schema disagree (a bug)
     ├── FieldError                         schemas: a value that does not fit its field (internal)
+    ├── ReviewerRegistryError              agents.registry: the reviewer list and modules disagree
     ├── FetchError                         agents.net: a draft's URL could not be fetched
     │   └── URLRefused                     the guard refused it (scheme, address, port, size)
     ├── LLMError                           agents.llm: a model call failed
