@@ -25,7 +25,8 @@ def _modules() -> list[str]:
     for package in (schemas, agents, streams):
         names.append(package.__name__)
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-            names.append(info.name)
+            if not info.name.endswith(".__main__"):  # running it is the command itself
+                names.append(info.name)
     return names
 
 

@@ -45,7 +45,7 @@ def public_modules_with_all() -> dict[str, list[str]]:
         names = [package.__name__] + [
             info.name
             for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
-            if not any(part.startswith("_") for part in info.name.split("."))
+            if not any(part.startswith("_") for part in info.name.split("."))  # and __main__
         ]
         for name in names:
             module = importlib.import_module(name)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from faust.types import TP
 
+import schemas
 from agents.settings import Settings
 from schemas import Provider, ReviewerResult, encode
 from streams._entry import _CONTAINERS, Entry, _b64
@@ -174,7 +175,7 @@ def test_stored_results_are_decoded_once_and_always_by_their_stored_text(monkeyp
     import streams._entry as entries
 
     decoded: list[type] = []
-    real_decode = entries.decode
+    real_decode = schemas.decode  # what _entry imported
 
     def counting_decode(data, record_type):
         decoded.append(record_type)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from streams import _layout as layout
@@ -84,7 +86,7 @@ async def test_worker_waits_for_an_unreachable_broker(monkeypatch):
         slept.append(seconds)
 
     monkeypatch.setattr(worker, "ensure_topics", flaky)
-    monkeypatch.setattr(worker.asyncio, "sleep", no_sleep)
+    monkeypatch.setattr(asyncio, "sleep", no_sleep)  # worker.asyncio is this module
     assert await worker.wait_for_topics(StreamConfig()) == ["qa.drafts"]
     assert len(attempts) == 3 and slept == [0.5, 1.0]
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 
 import pytest
 
 from agents.base import Deps, ReviewerSpec
 from agents.settings import Settings
 from schemas import DraftSubmitted, Provider, ReviewerResult
-from streams.history import _rereview
 from streams.history._rereview import RateLimit, Run
 
 _real_sleep = asyncio.sleep
@@ -37,8 +37,9 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock()
-    monkeypatch.setattr(_rereview.time, "monotonic", fake.monotonic)
-    monkeypatch.setattr(_rereview.asyncio, "sleep", fake.sleep)
+    # The modules _rereview reads them from (its `time` and `asyncio` are these).
+    monkeypatch.setattr(time, "monotonic", fake.monotonic)
+    monkeypatch.setattr(asyncio, "sleep", fake.sleep)
     return fake
 
 
