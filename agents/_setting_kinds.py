@@ -145,7 +145,7 @@ def _hosts(key: str, value: str) -> str:
 
 
 def _reviewers(key: str, value: str) -> str:
-    from agents.base import REVIEWER_NAMES
+    from agents.reviewers import REVIEWER_NAMES
 
     names = _split(value)
     unknown = [name for name in names if name not in REVIEWER_NAMES]

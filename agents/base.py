@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from agents import registry
 from agents.settings import Settings
 from schemas.records import (
     Cost,
@@ -47,10 +46,6 @@ from schemas.records import (
 )
 
 log = logging.getLogger(__name__)
-
-# Every reviewer name multiqa knows, in the order feedback lists them (agents.registry holds the
-# one list; the name stays importable from here).
-REVIEWER_NAMES = registry.REVIEWER_NAMES
 
 
 class ReviewFn(Protocol):

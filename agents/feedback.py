@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.base import REVIEWER_NAMES
+from agents.reviewers import REVIEWER_NAMES
 from schemas.records import ReviewerResult
 
 _SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}

@@ -18,7 +18,7 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
-from agents.base import REVIEWER_NAMES
+from agents.reviewers import REVIEWER_NAMES
 from streams.ui import _html
 from streams.ui._queries import FilterError, Filters, draft_version, list_decisions, versions_of
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from agents.base import REVIEWER_NAMES
+from agents.reviewers import REVIEWER_NAMES
 from schemas import OperatorError
 
 PAGE_SIZE = 50

@@ -11,8 +11,8 @@ import asyncpg
 import pytest
 
 from agents._decision_settings import ENABLED_BY
-from agents.base import REVIEWER_NAMES
 from agents.registry import all_reviewers
+from agents.reviewers import REVIEWER_NAMES
 from agents.settings import Settings, SettingsError, apply_overrides, check_combination
 from agents.settings_service import SettingsService
 from streams.cli import main

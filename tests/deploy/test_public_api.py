@@ -23,6 +23,8 @@ def documented() -> dict[str, list[str]]:
     exports: list[str] | None = None
     for line in [*PAGE.read_text().splitlines(), ""]:
         heading = re.fullmatch(r"## `([\w.]+)`", line)
+        if heading and exports is not None:
+            raise AssertionError(f"no blank line after the Exports of {module}")
         if heading:
             module = heading.group(1)
             assert module not in sections, f"{module} documented twice"
