@@ -14,15 +14,25 @@ written on the partition's own changelog partition right after the event's entry
 table never holds an offset ahead of the state it covers), and it only applies the event at that
 offset: an earlier one is a re-delivery (ignored), a later one means events were skipped, and the
 partition is sought back to the expected offset. After every recovery (new consumer generation)
-each input partition is also sought to the offset the table expects, because Faust may have
-committed past skipped events and have nothing left to deliver that would reveal the gap.
-Faust's own commits then only decide where fetching restarts, never what the table contains.
+each input partition whose position is past the offset the table expects is also sought back to
+it, because Faust may have committed past skipped events and have nothing left to deliver that
+would reveal the gap. Faust's own commits then only decide where fetching restarts, never what
+the table contains.
+
+Never forward. The consumer is the whole process's (streams.app: one Faust app per worker), so a
+seek moves every agent reading that partition: the reviewers on qa.drafts, the sinks on
+qa.reviews. After a fail-over the table (recovered from the dead worker's changelog) is usually
+ahead of the group's committed offset, which waits for the slowest role (a critic still working
+through its backlog). Seeking forward to the table's offset made the survivor skip those drafts
+for every role: the aggregator had them, their critic never answered, and each waited for its
+timeout (tests/streams/test_crash.py's fail-over test, 6-30 of 300 drafts). Events the table
+already holds are simply delivered again and ignored here (`admit`), while the others get them.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,9 +70,11 @@ class InputOffsets:
         table: MutableMapping[str, Any],
         seek: Callable[[TP, int], Any],
         clock: Callable[[], float],
+        position: Callable[[TP], Awaitable[int | None]],
     ) -> None:
         self._table = table
         self._seek = seek
+        self._position = position
         self._clock = clock
         self._seeking: dict[TP, _Seek] = {}
         self._accept_next: set[TP] = set()
@@ -101,17 +113,42 @@ class InputOffsets:
         self._table[offset_key(tp)] = {"next": offset + 1}
 
     async def resync(self, assigned: Iterable[TP], generation: int) -> None:
-        """Once per consumer generation (after recovery): seek every assigned input partition to
-        the offset the table expects. Faust has just sought to its committed offsets, which may
-        be past events it skipped and acknowledged; if no event is delivered after those, only
-        this seek brings them back."""
+        """Once per consumer generation (after recovery): seek back every assigned input
+        partition whose position is past the offset the table expects. Faust has just sought to
+        its committed offsets, which may be past events it skipped and acknowledged; if no event
+        is delivered after those, only this seek brings them back. A position behind the table
+        is left alone (never seek forward: the other roles of the process need those events)."""
         if generation == self._synced_generation:
             return
         self._synced_generation = generation
         for tp in assigned:
             expected = self.expected(tp)
-            if expected is not None:
+            if expected is None:
+                continue
+            try:
+                position = await self._position(tp)
+            except Exception:  # e.g. revoked meanwhile; admit() still catches a gap
+                log.warning("aggregator: no position for %s", tp, exc_info=True)
+                continue
+            if position is not None and position > expected:
+                log.info(
+                    "aggregator: %s[%d] is at %d, past %d the table expects; seeking back",
+                    tp.topic,
+                    tp.partition,
+                    position,
+                    expected,
+                )
                 await self._do_seek(tp, expected)
+            elif position is not None and position < expected:
+                log.info(
+                    "aggregator: %s[%d] is at %d, behind %d the table expects; not seeking "
+                    "(the events between are applied already: ignored here, the other roles "
+                    "need them)",
+                    tp.topic,
+                    tp.partition,
+                    position,
+                    expected,
+                )
 
     async def reseek_stalled(self, assigned: Iterable[TP]) -> None:
         """Seek again where the expected event has not come back (called by the timer)."""

@@ -283,7 +283,10 @@ class Aggregator:
             partitions=config.partitions,
         )
         self.offsets = InputOffsets(
-            self.table, lambda tp, offset: app.consumer.seek(tp, offset), time.monotonic
+            self.table,
+            lambda tp, offset: app.consumer.seek(tp, offset),
+            time.monotonic,
+            position=lambda tp: app.consumer.position(tp),
         )
         self.agent = app.agent(source, name="aggregate")(self._consume)
         app.timer(config.aggregator_tick_seconds, name="aggregator-deadlines")(self._tick)

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import faust
+from mode.utils.objects import cached_property
+from mode.utils.queues import FlowControlEvent
 
 from agents.base import Deps, ReviewerSpec
 from agents.registry import all_reviewers
@@ -60,6 +62,34 @@ class Runtime:
     clock: Callable[[], float] = time.time
 
 
+class KeepEventsOnResume(FlowControlEvent):
+    """Faust's flow control, except that resuming the flow after a rebalance keeps the events
+    already queued for the agents.
+
+    Faust 0.15.3 resumes the stream partitions and seeks them to the committed offsets, then
+    resumes the flow, which empties every agent's queue (`FlowControlEvent.resume`). Events
+    fetched from the committed offset in between are by then in every queue: an agent that keeps
+    up has taken them, a busy one (the critic with all its review slots taken) loses them, and
+    the consumer is already past them, so they never come again. On this machine that left the
+    survivor of tests/streams/test_crash.py's fail-over test with 6-30 drafts the validator and
+    urls had reviewed twice and the critic never, each waiting for its timeout, and the group's
+    commit stuck at the first lost draft (faust-streaming#596 is this race). The queues are
+    already emptied when the partitions are revoked (`flow_control.clear()`, followed by the seek
+    to the committed offsets), so what is queued at resume was fetched from there: it is kept.
+    The table manager's changelog queue is still emptied as Faust does (recovery reads it)."""
+
+    def __init__(self, app: faust.App, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._app = app
+
+    def resume(self) -> None:
+        self._suspend.clear()
+        self._resume.set()
+        changelog = getattr(self._app.tables, "_changelog_queue", None)
+        if changelog is not None:
+            changelog.clear()
+
+
 class WorkerApp(faust.App):
     """A Faust app hosting several roles.
 
@@ -71,6 +101,10 @@ class WorkerApp(faust.App):
     its changelog writes are done."""
 
     quiesce_hooks: list[Callable[[], Awaitable[None]]]
+
+    @cached_property
+    def flow_control(self) -> FlowControlEvent:
+        return KeepEventsOnResume(self, loop=self.loop)
 
     async def _consumer_wait_empty(self, consumer: Any, logger: Any) -> None:
         for hook in getattr(self, "quiesce_hooks", ()):

@@ -44,7 +44,12 @@ def main() -> None:
     from streams.worker import run
 
     config = StreamConfig.from_env()
-    run(config, roster=roster(), with_sinks=bool(config.database_url), loglevel="warning")
+    run(
+        config,
+        roster=roster(),
+        with_sinks=bool(config.database_url),
+        loglevel=os.environ.get("CRASH_WORKER_LOGLEVEL", "warning"),
+    )
 
 
 if __name__ == "__main__":

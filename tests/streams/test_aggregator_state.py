@@ -47,6 +47,10 @@ def test_entry_round_trips_through_json_and_counts_only_expected_reviewers():
     assert again.effective_settings() == Settings()
 
 
+async def no_position(tp: TP) -> int | None:
+    return None
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 0.0
@@ -63,7 +67,7 @@ async def test_offsets_apply_in_sequence_skip_redeliveries_and_seek_back_over_ga
         seeks.append((tp, offset))
 
     clock = Clock()
-    offsets = InputOffsets(table, seek, clock)
+    offsets = InputOffsets(table, seek, clock, position=no_position)
     tp = TP("qa.reviews", 1)
     assert await offsets.admit(tp, 7)  # nothing stored yet: the first event starts the sequence
     offsets.applied(tp, 7)
@@ -86,7 +90,7 @@ async def test_offsets_reseek_a_stalled_partition_then_give_up_loudly():
         seeks.append(offset)
 
     clock = Clock()
-    offsets = InputOffsets(table, seek, clock)
+    offsets = InputOffsets(table, seek, clock, position=no_position)
     tp = TP("qa.drafts", 0)
     assert not await offsets.admit(tp, 9)
     for _ in range(MAX_SEEKS + 1):
@@ -96,19 +100,34 @@ async def test_offsets_reseek_a_stalled_partition_then_give_up_loudly():
     assert await offsets.admit(tp, 9)  # gone for good (retention): continue from what comes
 
 
-async def test_offsets_resync_seeks_every_assigned_partition_once_per_generation():
-    table = {offset_key(TP("qa.reviews", 0)): {"next": 3}}
+async def test_offsets_resync_seeks_back_once_per_generation_and_never_forward():
+    # The table expects 3 on reviews[0] and 40 on drafts[1]; the shared consumer is at 9 and 25.
+    table = {
+        offset_key(TP("qa.reviews", 0)): {"next": 3},
+        offset_key(TP("qa.drafts", 1)): {"next": 40},
+    }
+    positions = {TP("qa.reviews", 0): 9, TP("qa.reviews", 1): 0, TP("qa.drafts", 1): 25}
     seeks: list[tuple[TP, int]] = []
 
     async def seek(tp: TP, offset: int) -> None:
         seeks.append((tp, offset))
 
-    offsets = InputOffsets(table, seek, Clock())
-    assigned = [TP("qa.reviews", 0), TP("qa.reviews", 1)]
+    async def position(tp: TP) -> int | None:
+        return positions[tp]
+
+    offsets = InputOffsets(table, seek, Clock(), position=position)
+    assigned = [TP("qa.reviews", 0), TP("qa.reviews", 1), TP("qa.drafts", 1)]
     await offsets.resync(assigned, generation=4)
     await offsets.resync(assigned, generation=4)
-    assert seeks == [(TP("qa.reviews", 0), 3)]  # partition 1 has no stored offset yet
+    # reviews[0]: past what the table holds (events skipped): back to 3. reviews[1]: nothing
+    # stored yet. drafts[1]: behind the table (a fail-over: the group's commit waits for the
+    # slowest role): not sought forward, or every other role of the process skips 25-39.
+    assert seeks == [(TP("qa.reviews", 0), 3)]
     await offsets.resync(assigned, generation=5)
+    assert seeks == [(TP("qa.reviews", 0), 3)] * 2
+    # The events behind the table come again and are ignored by the aggregator, then 40 applies.
+    drafts1 = TP("qa.drafts", 1)
+    assert [await offsets.admit(drafts1, o) for o in range(25, 41)] == [False] * 15 + [True]
     assert seeks == [(TP("qa.reviews", 0), 3)] * 2
 
 
