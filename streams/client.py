@@ -107,19 +107,30 @@ class DraftSubmitter:
         self.max_draft_bytes = max_draft_bytes
         self._codec = Codec(limits=sizes.limits())
         producer_options.setdefault("max_request_size", sizes.max_message_bytes)
-        self._producer = AIOKafkaProducer(
-            bootstrap_servers=bootstrap,
-            acks="all",
-            enable_idempotence=True,
-            request_timeout_ms=int(request_timeout * 1000),
+        self._producer_options: dict[str, Any] = {
+            "bootstrap_servers": bootstrap,
+            "acks": "all",
+            "enable_idempotence": True,
+            "request_timeout_ms": int(request_timeout * 1000),
             **producer_options,
-        )
+        }
+        # Made in `start`: a producer made and never started is reported unclosed when it is
+        # collected (e.g. `submit --wait` of a decided version, which never submits).
+        self._producer_or_none: AIOKafkaProducer | None = None
+
+    @property
+    def _producer(self) -> AIOKafkaProducer:
+        if self._producer_or_none is None:
+            raise RuntimeError("DraftSubmitter.start() was not called")
+        return self._producer_or_none
 
     async def start(self) -> None:
         """Connect, and check that the topic exists (TopicMissingError, one line, if not): a
         producer's metadata request for a missing topic would make a broker with
         auto.create.topics.enable create it with its default partition count, which the
         stream's workers then refuse."""
+        if self._producer_or_none is None:
+            self._producer_or_none = AIOKafkaProducer(**self._producer_options)
         try:
             await self._producer.start()
             metadata = await self._producer.client.fetch_all_metadata()
@@ -136,7 +147,8 @@ class DraftSubmitter:
             raise
 
     async def stop(self) -> None:
-        await self._producer.stop()
+        if self._producer_or_none is not None:
+            await self._producer_or_none.stop()
 
     async def __aenter__(self) -> DraftSubmitter:
         await self.start()
