@@ -1,15 +1,5 @@
-"""`multiqa worker`: run the stream's agents in one process.
-
-    multiqa worker                                   # all-in-one: every reviewer, aggregator, sinks
-    multiqa worker --reviewers critic --no-aggregator --no-sinks   # just the critic
-    multiqa worker --reviewers none                  # aggregator (and sinks) only
-
-Configuration comes from MULTIQA_* variables (streams.config), with the dev stack's broker and
-database as fallbacks like every multiqa command; review settings from PostgreSQL's app_settings
-when a database is configured (else the defaults). Before starting, the worker
-creates the topics with the configured partitions (checking existing ones) and applies pending
-database migrations. Also runnable as `python -m streams.worker`.
-"""
+"""The `multiqa worker` command's parser, kept apart from streams.worker so that building the
+CLI's parser imports no Faust or Kafka (the command itself is described in streams.worker)."""
 
 # Only the parser is here, so building it imports nothing heavy; the worker itself is
 # streams.worker, imported when the command runs.
