@@ -14,9 +14,9 @@ if TYPE_CHECKING:
     from agents.base import Deps, ReviewerSpec, run_reviewer
     from agents.feedback import format_qa_feedback_from_reviews
     from agents.qa import MultiModelQA, MultiModelResult
+    from agents.reviewers.validator import ValidationReport, validate
     from agents.settings import Settings, SettingsError
     from agents.settings_service import SettingsService
-    from agents.validator import ValidationReport, validate
 
 _EXPORTS = {
     "Aggregate": "agents.aggregate",
@@ -33,8 +33,8 @@ _EXPORTS = {
     "Settings": "agents.settings",
     "SettingsError": "agents.settings",
     "SettingsService": "agents.settings_service",
-    "ValidationReport": "agents.validator",
-    "validate": "agents.validator",
+    "ValidationReport": "agents.reviewers.validator",
+    "validate": "agents.reviewers.validator",
 }
 
 __all__ = [

@@ -158,7 +158,7 @@ def _reviewers(key: str, value: str) -> str:
 
 
 def _rule_codes(key: str, value: str) -> str:
-    from agents.validator import rule_codes
+    from agents.reviewers.validator import rule_codes
 
     codes = _split(value)
     known = rule_codes()

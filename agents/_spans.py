@@ -1,7 +1,7 @@
 """Child spans of a reviewer's work (model calls, guarded fetches), with attributes that are
 safe to export: hosts and a cut URL, never a draft's full link; model names come from settings.
 
-Only the OpenTelemetry API: without an SDK configured (streams.tracing.configure) these are
+Only the OpenTelemetry API: without an SDK configured (streams.runtime.tracing.configure) these are
 no-ops.
 """
 

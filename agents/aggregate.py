@@ -79,8 +79,8 @@ WEB_FACTCHECK = "web_factcheck"
 KNOWN_WRONG_FACT = "known_wrong_fact"
 FACT_VERIFIED = "fact_verified"
 # Findings (any reviewer) that ask for a human whatever the outcome: the validator's marker for
-# cases its rules cannot tell from good writing (agents.validator.HUMAN_REVIEW, which lists them;
-# an ambiguous injection-like text is one).
+# cases its rules cannot tell from good writing (agents.reviewers.validator.HUMAN_REVIEW, which
+# lists them; an ambiguous injection-like text is one).
 HUMAN_REVIEW_CODES = frozenset({"needs_human_review"})
 # The validator's warning for text that may be aimed at the reviewers (rule 9).
 POSSIBLE_INJECTION = "possible_prompt_injection"
@@ -91,8 +91,8 @@ _NOT_MODELS = frozenset({Provider.PROGRAMMATIC, Provider.URL_VERIFIER, Provider.
 # consumers de-duplicate decisions by this id.
 DECISION_NAMESPACE = uuid.UUID("6d756c74-6971-612d-6465-636973696f6e")
 
-# What the validator charges (agents.validator scores 100 - 10 x criticals - 3 x warnings); a test
-# keeps these equal to the validator's own constants.
+# What the validator charges (agents.reviewers.validator scores 100 - 10 x criticals - 3 x
+# warnings); a test keeps these equal to the validator's own constants.
 _CRITICAL_POINTS = 10.0
 _WARNING_POINTS = 3.0
 _REVIEW_FEEDBACK_CHARS = 2000

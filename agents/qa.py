@@ -256,7 +256,7 @@ def _default_deps(pool: Any) -> Deps:
     audit = None
     if pool is not None:
         # The one audit_log writer lives with the other PostgreSQL code.
-        from streams.db import audit_writer
+        from streams.runtime.db import audit_writer
 
         audit = audit_writer(pool)
     return Deps(pool=pool, audit=audit)

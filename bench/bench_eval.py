@@ -49,7 +49,7 @@ def current(split: Path) -> dict[str, Any]:
 
 
 def seed(split: Path) -> dict[str, Any]:
-    from agents.validator import rules
+    from agents.reviewers.validator import rules
 
     families = json.dumps({r.code: r.family for r in rules()})
     return dict(json.loads(run_in_seed(_CHILD, families, str(split))))

@@ -38,8 +38,8 @@ CODES = ("prompt_injection", "possible_prompt_injection")
 
 def _review(fields: dict[str, Any]) -> set[str]:
     from agents.base import Deps
+    from agents.reviewers.validator import review
     from agents.settings import Settings
-    from agents.validator import review
     from schemas.records import DraftSubmitted
 
     draft = DraftSubmitted(draft_id="b", version=1, **fields)
@@ -105,8 +105,8 @@ def precision() -> dict[str, Any]:
 def speed(seconds: float) -> dict[str, float]:
     from bench_validator import make_dirty, make_draft, rate
 
+    from agents.reviewers.validator import validate
     from agents.settings import Settings
-    from agents.validator import validate
 
     clean = make_draft()
     accented = clean.replace("screen", "\u00e9cran").replace(
@@ -116,7 +116,7 @@ def speed(seconds: float) -> dict[str, float]:
     settings = Settings()
     only = Settings(
         content_validator_disabled_rules=",".join(
-            r.code for r in __import__("agents.validator", fromlist=["rules"]).rules()
+            r.code for r in __import__("agents.reviewers.validator", fromlist=["rules"]).rules()
             if r.code not in CODES
         )
     )  # fmt: skip

@@ -31,11 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "agents")
 
 from fakes import FakeOllama, Reply, StaticSite, ollama_chat
 
-from agents.critic import read_verdict
 from agents.llm import AnswerError, LLMRouter, OllamaProvider, parse_json_answer
 from agents.net import GuardedClient
+from agents.reviewers.critic import read_verdict
+from agents.reviewers.vision import PlaywrightScreenshotter
 from agents.settings import Settings
-from agents.vision import PlaywrightScreenshotter
 
 ANSWER = {"approved": True, "quality_score": 82, "feedback": 'Clear: "Use a medium-fine grind."'}
 PLAIN = json.dumps(ANSWER)

@@ -5,7 +5,7 @@
 2. URL checks through the guard (GuardedClient.head_or_get: URL rules, own DNS step, vetted
    connect, redirect loop) vs a plain httpx.AsyncClient HEAD, against a local HTTP server, 5 at a
    time (the reviewers' concurrency).
-3. Claim extraction (agents.factcheck.extract_claims) on the 2,000-word draft.
+3. Claim extraction (agents.reviewers.factcheck.extract_claims) on the 2,000-word draft.
 
 Run: python bench/bench_net.py
 """
@@ -22,9 +22,9 @@ from collections.abc import Callable
 
 import httpx
 
-from agents.factcheck import extract_claims
 from agents.links import extract_links
 from agents.net import GuardedClient
+from agents.reviewers.factcheck import extract_claims
 from agents.settings import Settings
 
 WORDS = [

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from prometheus_client import REGISTRY, Counter, generate_latest
 
 from schemas.records import Cost, Finding, Provider, QADecision, ReviewerResult, Severity, Span
-from streams.observe import LogContextFilter, draft_context, record_decision, record_result
+from streams.runtime.observe import LogContextFilter, draft_context, record_decision, record_result
 
 
 def per_second(fn: Callable[[], object], n: int) -> float:

@@ -210,8 +210,8 @@ async def bench_peers(args: argparse.Namespace) -> None:
 
 def serve() -> None:
     """Child mode: the all-in-one worker with the bench's roster (config from MULTIQA_*)."""
-    from streams.config import StreamConfig
-    from streams.worker import run
+    from streams.cli.worker import run
+    from streams.runtime.config import StreamConfig
 
     profile = os.environ.get("BENCH_PROFILE", ZERO)
     run(StreamConfig.from_env(), roster=roster(profile), loglevel="warning")

@@ -28,8 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agents.facts import FactOverride
+from agents.reviewers.validator import rules, validate
 from agents.settings import Settings
-from agents.validator import rules, validate
 
 _WORDS = (  # noqa: SIM905
     "the of and to in a is that for it as was with be by on not this are or from at which but "

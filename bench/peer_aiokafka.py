@@ -42,8 +42,8 @@ from schemas import DraftSubmitted, QADecision, ReviewerResult, decode, encode, 
 async def serve(args: argparse.Namespace) -> None:
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-    from streams.db import create_pool, migrate
-    from streams.sinks import persist_decisions, persist_reviews
+    from streams.runtime.db import create_pool, migrate
+    from streams.runtime.sinks import persist_decisions, persist_reviews
 
     specs = roster(args.profile)
     settings = Settings()

@@ -84,8 +84,8 @@ def serve(args: argparse.Namespace) -> None:
         app.run()
         return
 
-    from streams.db import create_pool, migrate
-    from streams.sinks import persist_decisions, persist_reviews
+    from streams.runtime.db import create_pool, migrate
+    from streams.runtime.sinks import persist_decisions, persist_reviews
 
     loop = asyncio.new_event_loop()
     pool = loop.run_until_complete(create_pool(args.dsn))

@@ -1,9 +1,9 @@
 """The seed-rule baseline: the validator as it was on main before issue 11, run beside today's.
 
 `seed_tree()` builds, in a temporary folder, a copy of today's `agents` and `schemas` packages
-whose `agents/validator` is replaced by the one at SEED_COMMIT (`git archive`), so the same eval,
-aggregation and bench code run the old rules. `run_in_seed(code)` runs Python code in a child
-process with that tree first on sys.path and returns its stdout.
+whose `agents/reviewers/validator` is replaced by the one at SEED_COMMIT (`git archive`), so the
+same eval, aggregation and bench code run the old rules. `run_in_seed(code)` runs Python code in a
+child process with that tree first on sys.path and returns its stdout.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def seed_tree(commit: str = SEED_COMMIT) -> Path:
     shutil.rmtree(root / "agents" / "validator")
     try:
         archive = subprocess.run(
-            ["git", "-C", str(REPO), "archive", commit, "agents/validator"],
+            ["git", "-C", str(REPO), "archive", commit, "agents/reviewers/validator"],
             check=True,
             capture_output=True,
         ).stdout

@@ -25,7 +25,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from stream_roster import REVIEWERS
 
 from schemas import DraftSubmitted, QADecision, decode, encode
-from streams.config import StreamConfig
+from streams.runtime.config import StreamConfig
 
 BENCH = Path(__file__).resolve().parent
 TOPICS = ("drafts", "reviews", "decisions", "dead-letters")
@@ -106,7 +106,7 @@ class Engine:
         finally:
             await admin.close()
         if self.name == "multiqa":
-            from streams.topics import ensure_topics
+            from streams.runtime.topics import ensure_topics
 
             await ensure_topics(stream_config(self.bootstrap, self.prefix, self.dsn))
 

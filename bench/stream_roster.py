@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 from bench_validator import make_draft
 
 from agents.base import Deps, ReviewerSpec
+from agents.reviewers.validator import SPECS as VALIDATOR_SPECS
 from agents.settings import Settings
-from agents.validator import SPECS as VALIDATOR_SPECS
 from schemas import DraftSubmitted, Provider, ReviewerResult
 
 T = TypeVar("T")

@@ -2,26 +2,26 @@
 
 multiqa's exceptions share one root, `MultiqaError`; a failure the operator can act on is an
 `OperatorError`, whose str() is the whole explanation: `multiqa <command>` prints it as ONE line
-`multiqa <command>: error: <reason>` and exits 1 (streams._command.run_command), so a new
+`multiqa <command>: error: <reason>` and exits 1 (streams.cli._command.run_command), so a new
 one needs no list to be added to. Builtin bases stay where callers catch them (ValueError,
 RuntimeError, ...). tests/test_errors.py checks that this drawing is the real tree.
 
     MultiqaError
     ├── OperatorError                      one line on the command line, exit 1
-    │   ├── CommandError                   streams._command: a command's own refusal
-    │   ├── ConfigError (ValueError)       streams.config: a bad MULTIQA_* value
+    │   ├── CommandError                   streams.cli._command: a command's own refusal
+    │   ├── ConfigError (ValueError)       streams.runtime.config: a bad MULTIQA_* value
     │   ├── SettingsError (ValueError)     agents.settings: a setting outside its rules
     │   ├── BrokerUnavailableError (ConnectionError)  streams.client: Kafka does not answer
     │   ├── DraftTooLargeError (ValueError)  streams.client: a draft over a size limit
     │   ├── TopicMissingError (LookupError)  streams.client: the topic to publish to is missing
-    │   ├── TopicSetupError (RuntimeError) streams.topics: a topic of the wrong layout
-    │   ├── MigrationError (RuntimeError)  streams.db: a migration failed
+    │   ├── TopicSetupError (RuntimeError) streams.runtime.topics: a topic of the wrong layout
+    │   ├── MigrationError (RuntimeError)  streams.runtime.db: a migration failed
     │   ├── DevStackError (RuntimeError)   streams.devstack: the local stack cannot start or stop
     │   │   └── ModelUnavailable           the local model server is not installed or not up
     │   ├── EvalError                      agents.evaluation: the labelled corpus cannot be read
     │   ├── RereviewError (RuntimeError)   streams.history: a re-review that cannot go on
-    │   ├── OpsServerError (RuntimeError)  streams.observe: the operations port is taken
-    │   ├── GroupsNotReadyError (RuntimeError)  streams._groups: workers not ready
+    │   ├── OpsServerError (RuntimeError)  streams.runtime.observe: the operations port is taken
+    │   ├── GroupsNotReadyError (RuntimeError)  streams.runtime._groups: workers not ready
     │   └── FilterError (ValueError)       streams.ui: a decisions filter that does not parse
     ├── CodecError (ValueError)            schemas: this message is bad (the codec's tree below)
     │   ├── BadMagicError
@@ -46,11 +46,11 @@ RuntimeError, ...). tests/test_errors.py checks that this drawing is the real tr
     │   └── LLMBadResponse
     ├── AnswerError (ValueError)           agents.llm: a model answer that does not parse
     ├── BodyTooLarge                       agents.llm: a model server's answer over the cap
-    ├── SearchUnavailable                  agents.factcheck: search is down
+    ├── SearchUnavailable                  agents.reviewers.factcheck: search is down
     ├── FactsUnavailable                   agents.facts: fact_overrides cannot be read
-    ├── ImageProblem (ValueError)          agents.vision: an image it cannot judge
-    ├── PreviewError                       agents.vision: the page cannot render
-    └── SinkError (RuntimeError)           streams.sinks: a write failed for good
+    ├── ImageProblem (ValueError)          agents.reviewers.vision: an image it cannot judge
+    ├── PreviewError                       agents.reviewers.vision: the page cannot render
+    └── SinkError (RuntimeError)           streams.runtime.sinks: a write failed for good
 
 The codec
 

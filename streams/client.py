@@ -39,8 +39,8 @@ from schemas import (
     QADecision,
     decode,
 )
-from streams import tracing
-from streams.config import StreamConfig
+from streams.runtime import tracing
+from streams.runtime.config import StreamConfig
 
 log = logging.getLogger(__name__)
 

@@ -167,7 +167,7 @@ async def _drop_database(postgres_dsn: str, database: str) -> None:
 async def pg_pool(pg_dsn: str) -> AsyncIterator[object]:
     """An asyncpg pool on this test's own database, made by multiqa's own pool factory (jsonb
     columns read and written as Python objects), so tests see what production code sees."""
-    from streams.db import create_pool
+    from streams.runtime.db import create_pool
 
     pool = await create_pool(pg_dsn, min_size=1, max_size=4)
     try:

@@ -17,7 +17,7 @@ import schemas
 import streams
 from schemas import MultiqaError, OperatorError
 from schemas import _errors as errors_module
-from streams._command import run_command
+from streams.cli._command import run_command
 
 
 def _modules() -> list[str]:

@@ -36,7 +36,7 @@ from agents.evaluation._run import Outcome, decision_of, run_eval
 
 def rule_families() -> frozenset[str]:
     """The validator's rule families: what a corpus label may name besides `clean`."""
-    from agents.validator import rules
+    from agents.reviewers.validator import rules
 
     return frozenset(r.family for r in rules())
 

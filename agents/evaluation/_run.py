@@ -79,7 +79,7 @@ async def run_eval(
     review that fails is an `error` outcome (which the report counts against the targets)."""
     from agents.base import Deps, ReviewerSpec
     from agents.qa import MultiModelQA
-    from agents.validator import SPECS, rules
+    from agents.reviewers.validator import SPECS, rules
 
     families = (
         dict(rule_families) if rule_families is not None else {r.code: r.family for r in rules()}

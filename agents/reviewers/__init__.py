@@ -24,15 +24,15 @@ class ReviewerRegistryError(MultiqaError):
 
 # (name, module that defines it), in the order feedback lists the reviewers.
 REVIEWERS: tuple[tuple[str, str], ...] = (
-    ("validator", "agents.validator"),
-    ("critic", "agents.critic"),
-    ("consistency", "agents.consistency"),
-    ("topic_delivery", "agents.consistency"),
-    ("citations", "agents.citations"),
-    ("urls", "agents.urls"),
-    ("web_factcheck", "agents.factcheck"),
-    ("vision", "agents.vision"),
-    ("preview", "agents.vision"),
+    ("validator", "agents.reviewers.validator"),
+    ("critic", "agents.reviewers.critic"),
+    ("consistency", "agents.reviewers.consistency"),
+    ("topic_delivery", "agents.reviewers.consistency"),
+    ("citations", "agents.reviewers.citations"),
+    ("urls", "agents.reviewers.urls"),
+    ("web_factcheck", "agents.reviewers.factcheck"),
+    ("vision", "agents.reviewers.vision"),
+    ("preview", "agents.reviewers.vision"),
 )
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*")

@@ -6,7 +6,7 @@ import argparse
 import time
 from typing import Any
 
-from streams._command import run_command
+from streams.cli._command import run_command
 from streams.devstack import Settings
 
 # The launchers (streams.devstack.stack) are imported by the actions, not to build the parser.

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from schemas.records import DraftSubmitted
-from streams.sinks._persist import _opt_text, _text
+from streams.runtime.sinks._persist import _opt_text, _text
 
 _INSERT_DRAFTS = """
 INSERT INTO qa_drafts (

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from streams import _jsonl as jsonl
+from streams.cli import _jsonl as jsonl
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from schemas.records import (
 )
 from streams.history._drafts import load_drafts
 from streams.history._report import Item, Report
-from streams.observe._metrics import reason_of
+from streams.runtime.observe._metrics import reason_of
 
 
 class RereviewError(OperatorError, RuntimeError):

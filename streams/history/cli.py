@@ -19,7 +19,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from streams._command import (
+from streams.cli._command import (
     CommandError,
     connect_database,
     discover_config,
@@ -70,7 +70,7 @@ def choose_reviewers(text: str | None, settings: Any) -> list[Any]:
 
 async def preflight(specs: list[Any], settings: Any) -> None:
     """Every model the chosen, enabled reviewers need answers, or CommandError naming it."""
-    from streams.models_cli import check_models
+    from streams.cli.models import check_models
 
     roles = {_ROLE_OF[s.name] for s in specs if s.name in _ROLE_OF and s.enabled(settings)}
     if not roles:
@@ -85,11 +85,11 @@ async def preflight(specs: list[Any], settings: Any) -> None:
 
 async def _rereview(args: argparse.Namespace) -> int:
     from agents.base import Deps
+    from streams.cli.progress import Progress
+    from streams.cli.replay import _base_settings, _with_overrides
+    from streams.cli.replay_cli import parse_overrides
     from streams.history._report import Report
     from streams.history._rereview import RereviewError, Run, drafts_in_range, save, spend
-    from streams.progress import Progress
-    from streams.replay import _base_settings, _with_overrides
-    from streams.replay_cli import parse_overrides
 
     config = discover_config(args)
     dsn = require_database(config)

@@ -1,5 +1,5 @@
 """The decisions pages as aiohttp routes, served by `multiqa ui` or, with MULTIQA_UI=true, by a
-worker's operations endpoint (streams.observe).
+worker's operations endpoint (streams.runtime.observe).
 
     GET /             recent decisions, filtered by the query string (streams.ui._queries)
     GET /draft?id=ID&version=N   one draft version (404 page when nothing is recorded)
@@ -82,7 +82,7 @@ class DecisionsUI:
         if self._own_pool is None:
             if not self.dsn:
                 raise OSError("no database configured (MULTIQA_DATABASE_URL)")
-            from streams.db import create_pool
+            from streams.runtime.db import create_pool
 
             self._own_pool = await create_pool(self.dsn, max_size=4)
         return self._own_pool

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from streams._command import (
+from streams.cli._command import (
     CommandError,
     connect_database,
     discover_config,

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 # The LLM reviewers' fake servers and settings, as fixtures for every test under tests/agents/.
-from fakes import fake_anthropic, fake_ollama, llm_deps, llm_settings  # noqa: F401
+from tests.agents.fakes import fake_anthropic, fake_ollama, llm_deps, llm_settings  # noqa: F401
 
 
 # --- a test certificate authority -------------------------------------------------------------

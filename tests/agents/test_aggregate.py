@@ -477,7 +477,7 @@ def test_a_missing_normally_running_reviewer_asks_for_a_human() -> None:
 
 
 def test_findings_that_ask_for_a_human() -> None:
-    from agents.validator import HUMAN_REVIEW
+    from agents.reviewers.validator import HUMAN_REVIEW
 
     hint = Finding(HUMAN_REVIEW, Severity.INFO, "a person should decide: possible_prompt_injection")
     outcome = aggregate([r("validator", 97, findings=(hint,)), r("critic", 90), na("urls")], S)
@@ -490,7 +490,7 @@ def test_findings_that_ask_for_a_human() -> None:
 def test_validator_constants_match_the_validator() -> None:
     import sys
 
-    from agents.validator._core import CRITICAL_POINTS, WARNING_POINTS
+    from agents.reviewers.validator._core import CRITICAL_POINTS, WARNING_POINTS
 
     agg = sys.modules["agents.aggregate"]
 

@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from agents.base import Deps, is_not_applicable, run_reviewer
-from agents.citations import SPECS, cited_urls
 from agents.links import MAX_CHECKED_LINKS
 from agents.net import ErrorKind, FetchError, GuardedClient
+from agents.reviewers.citations import SPECS, cited_urls
 from agents.settings import Settings
 from schemas.records import DraftSubmitted, ReviewStatus, Severity
 
@@ -98,7 +98,7 @@ async def test_the_sites_own_links_are_not_citations(local_web):
     # The draft's own site_domain counts too, as for urls.
     by_domain = replace(draft(f"[x]({other.url('/missing')})"), site_domain="127.0.0.3")
     assert is_not_applicable(await review(by_domain, settings))
-    from agents.urls import external_links
+    from agents.reviewers.urls import external_links
 
     assert external_links(by_domain, settings) == []
 

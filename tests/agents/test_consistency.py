@@ -6,7 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fakes import (
+
+from agents.base import Deps, is_not_applicable
+from agents.llm import LLMRouter
+from agents.reviewers.consistency import SPECS, review_consistency, review_topic_delivery
+from agents.settings import Settings
+from schemas.records import Provider, ReviewStatus, Severity
+from tests.agents.fakes import (
     FakeOllama,
     Reply,
     closed_port_url,
@@ -14,12 +20,6 @@ from fakes import (
     ollama_chat,
     ollama_error,
 )
-
-from agents.base import Deps, is_not_applicable
-from agents.consistency import SPECS, review_consistency, review_topic_delivery
-from agents.llm import LLMRouter
-from agents.settings import Settings
-from schemas.records import Provider, ReviewStatus, Severity
 
 MODEL = "gemma3:27b"
 CONSISTENT = {"consistent": True, "score": 92, "contradictions": []}

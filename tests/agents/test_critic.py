@@ -8,7 +8,13 @@ import re
 from typing import Any
 
 import pytest
-from fakes import (
+
+from agents.base import Deps
+from agents.llm import LLMRouter
+from agents.reviewers.critic import SPECS, review
+from agents.settings import Settings
+from schemas.records import Provider, ReviewStatus
+from tests.agents.fakes import (
     AuditRecorder,
     FakeAnthropic,
     FakeOllama,
@@ -22,12 +28,6 @@ from fakes import (
     ollama_chat,
     ollama_error,
 )
-
-from agents.base import Deps
-from agents.critic import SPECS, review
-from agents.llm import LLMRouter
-from agents.settings import Settings
-from schemas.records import Provider, ReviewStatus
 
 GOOD = {"approved": True, "quality_score": 84, "feedback": 'Clear: "Use a medium-fine grind."'}
 PRIMARY, FALLBACK = "gemma3:27b", "claude-haiku-4-5"
@@ -358,7 +358,7 @@ async def test_default_router_is_built_from_settings(
 async def test_critic_fallback_lands_in_audit_log(
     pg_pool: Any, fake_ollama: FakeOllama, fake_anthropic: FakeAnthropic, llm_settings: Settings
 ) -> None:
-    from streams.db import audit_writer, migrate
+    from streams.runtime.db import audit_writer, migrate
 
     await migrate(pg_pool)
     fake_ollama.add_model(PRIMARY, always=ollama_error(500, "model crashed"))

@@ -16,7 +16,7 @@ from agents.reviewers import REVIEWER_NAMES
 from agents.settings import Settings, SettingsError, apply_overrides, check_combination
 from agents.settings_service import SettingsService
 from streams.cli import main
-from streams.db import migrate
+from streams.runtime.db import migrate
 
 # (changes, both keys the one-line refusal must name)
 CONTRADICTIONS = [

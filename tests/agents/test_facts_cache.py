@@ -13,10 +13,10 @@ import pytest
 from agents.aggregate import aggregate
 from agents.base import Deps, not_applicable, run_reviewer
 from agents.facts import FactCache, FactsUnavailable
+from agents.reviewers.validator import SPECS
 from agents.settings import Settings
-from agents.validator import SPECS
 from schemas.records import DraftSubmitted, Provider, ReviewerResult, ReviewStatus
-from streams.db import migrate
+from streams.runtime.db import migrate
 
 WRONG = "The Eiffel Tower is in Berlin, as everyone knows.\n\n" + (
     "It was finished in 1889 for the world's fair and is repainted every seven years. " * 4

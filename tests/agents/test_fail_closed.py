@@ -8,18 +8,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fakes import FakeOllama, make_draft, ollama_chat
 
 from agents.aggregate import aggregate
 from agents.base import Deps, not_applicable, run_reviewer
-from agents.consistency import review_consistency
-from agents.critic import SPECS as CRITIC_SPECS
 from agents.llm import LLMRouter
 from agents.net import GuardedClient
 from agents.registry import get_reviewer
+from agents.reviewers.consistency import review_consistency
+from agents.reviewers.critic import SPECS as CRITIC_SPECS
+from agents.reviewers.urls import SPECS as URL_SPECS
 from agents.settings import Settings
-from agents.urls import SPECS as URL_SPECS
 from schemas.records import Provider, ReviewerResult, ReviewStatus
+from tests.agents.fakes import FakeOllama, make_draft, ollama_chat
 
 GOOD = {"approved": True, "quality_score": 92, "feedback": "fine"}
 VALIDATOR = ReviewerResult("validator", True, 100.0, "no issues found", Provider.PROGRAMMATIC)

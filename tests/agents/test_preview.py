@@ -12,21 +12,21 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from fakes import (
+from PIL import Image, ImageStat
+
+from agents.base import Deps, is_not_applicable
+from agents.net import GuardedClient
+from agents.reviewers.vision import review_preview
+from agents.reviewers.vision._screenshot import _content_type, _page_height
+from agents.settings import Settings
+from schemas.records import ReviewStatus
+from tests.agents.fakes import (
     FakeOllama,
     Reply,
     StaticSite,
     make_draft,
     ollama_chat,
 )
-from PIL import Image, ImageStat
-
-from agents.base import Deps, is_not_applicable
-from agents.net import GuardedClient
-from agents.settings import Settings
-from agents.vision import review_preview
-from agents.vision._screenshot import _content_type, _page_height
-from schemas.records import ReviewStatus
 
 VISION = "qwen3-vl:30b"
 VERDICT = {"score": 85, "issues": ["hero image is small"], "summary": "Renders cleanly."}

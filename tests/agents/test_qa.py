@@ -15,10 +15,10 @@ import pytest
 
 from agents import MultiModelQA, format_qa_feedback_from_reviews
 from agents.base import Deps, ReviewerSpec
+from agents.reviewers.validator import SPECS as VALIDATOR_SPECS
 from agents.settings import Settings
-from agents.validator import SPECS as VALIDATOR_SPECS
 from schemas.records import DraftSubmitted, Provider, ReviewerResult, ReviewStatus
-from streams.db import migrate
+from streams.runtime.db import migrate
 
 CLEAN = (
     "# Picking a laptop\n\nA laptop for programming needs memory, a good keyboard and a screen "

@@ -30,11 +30,14 @@ def test_the_list_is_every_reviewer_in_order() -> None:
 @pytest.mark.parametrize(
     ("entries", "says"),
     [
-        ((("critic", "agents.critic"), ("critic", "agents.critic")), "listed twice"),
+        (
+            (("critic", "agents.reviewers.critic"), ("critic", "agents.reviewers.critic")),
+            "listed twice",
+        ),
         ((("critic", "agents.critik"),), "no module 'agents.critik'"),
         ((("critic", "agents.nowhere.critic"),), "no module 'agents.nowhere.critic'"),
-        ((("Critic", "agents.critic"),), "not a lower-case identifier"),
-        ((("", "agents.critic"),), "not a lower-case identifier"),
+        ((("Critic", "agents.reviewers.critic"),), "not a lower-case identifier"),
+        ((("", "agents.reviewers.critic"),), "not a lower-case identifier"),
     ],
 )
 def test_a_bad_entry_fails_before_any_module_loads(entries, says) -> None:
@@ -43,19 +46,22 @@ def test_a_bad_entry_fails_before_any_module_loads(entries, says) -> None:
 
 
 def test_a_misspelled_name_fails_when_the_reviewers_load() -> None:
-    with pytest.raises(ReviewerRegistryError, match=r"agents.critic.SPECS has no reviewer 'critc'"):
-        load_specs((("critc", "agents.critic"),))
+    with pytest.raises(
+        ReviewerRegistryError, match=r"agents.reviewers.critic.SPECS has no reviewer 'critc'"
+    ):
+        load_specs((("critc", "agents.reviewers.critic"),))
 
 
 def test_a_reviewer_the_list_does_not_give_its_module_fails() -> None:
-    """agents.consistency publishes two reviewers; listing only one of them is a mistake too."""
+    """agents.reviewers.consistency publishes two reviewers; listing only one of them is a mistake
+    too."""
     with pytest.raises(ReviewerRegistryError, match=r"publishes 'topic_delivery'"):
-        load_specs((("consistency", "agents.consistency"),))
+        load_specs((("consistency", "agents.reviewers.consistency"),))
 
 
 def test_a_new_reviewer_is_one_module_and_one_line(monkeypatch) -> None:
     """What adding a reviewer takes: a module publishing SPECS, and its line in the list."""
-    from agents.citations import SPECS as CITATIONS
+    from agents.reviewers.citations import SPECS as CITATIONS
 
     module = types.ModuleType("agents._test_reviewer")
     module.SPECS = (  # type: ignore[attr-defined]

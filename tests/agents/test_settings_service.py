@@ -10,7 +10,7 @@ import pytest_asyncio
 
 from agents.settings import Settings, SettingsError
 from agents.settings_service import SettingsService, settings_from_rows, validate_setting
-from streams.db import migrate
+from streams.runtime.db import migrate
 
 
 @pytest_asyncio.fixture

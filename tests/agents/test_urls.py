@@ -9,8 +9,8 @@ import pytest
 from agents.base import Deps, is_not_applicable, run_reviewer
 from agents.links import MAX_CHECKED_LINKS
 from agents.net import ErrorKind, FetchError, GuardedClient
+from agents.reviewers.urls import SPECS, external_links
 from agents.settings import Settings
-from agents.urls import SPECS, external_links
 from schemas.records import DraftSubmitted, ReviewStatus, Severity
 
 SPEC = SPECS[0]

@@ -11,7 +11,16 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from fakes import (
+from PIL import Image
+
+from agents.base import Deps, is_not_applicable
+from agents.llm import LLMRouter
+from agents.net import GuardedClient
+from agents.reviewers.vision import SPECS, find_images, prepare_image, review_images
+from agents.reviewers.vision._images import ImageProblem, decode_data_uri
+from agents.settings import Settings
+from schemas.records import Provider, ReviewStatus
+from tests.agents.fakes import (
     FakeOllama,
     Reply,
     StaticSite,
@@ -19,15 +28,6 @@ from fakes import (
     make_draft,
     ollama_chat,
 )
-from PIL import Image
-
-from agents.base import Deps, is_not_applicable
-from agents.llm import LLMRouter
-from agents.net import GuardedClient
-from agents.settings import Settings
-from agents.vision import SPECS, find_images, prepare_image, review_images
-from agents.vision._images import ImageProblem, decode_data_uri
-from schemas.records import Provider, ReviewStatus
 
 VISION = "qwen3-vl:30b"
 

@@ -2,8 +2,9 @@
 `multiqa db migrate` and `multiqa worker` stop in one line saying so, exit 1. Before, both raised
 FileNotFoundError; the worker took it for a database outage and retried forever.
 
-The installation is a copy of the packages' tracked files without streams/db/migrations, run from
-a folder outside the checkout (PYTHONPATH the copy only), against the real broker and database."""
+The installation is a copy of the packages' tracked files without streams/runtime/db/migrations, run
+from a folder outside the checkout (PYTHONPATH the copy only), against the real broker and
+database."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def broken_install(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
     ).stdout
     for name in filter(None, listed.split("\0")):
-        if name.startswith("streams/db/migrations/"):
+        if name.startswith("streams/runtime/db/migrations/"):
             continue
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, root / name)
@@ -56,7 +57,7 @@ def _one_line_naming_the_missing_migrations(proc: subprocess.CompletedProcess[st
     lines = [line for line in proc.stderr.splitlines() if "error:" in line]
     assert len(lines) == 1, proc.stderr[-2000:]
     assert "no SQL migrations in this installation" in lines[0]
-    assert "streams/db/migrations" in lines[0]
+    assert "streams/runtime/db/migrations" in lines[0]
 
 
 def test_db_migrate_says_the_installation_has_no_migrations(

@@ -1,8 +1,8 @@
-"""`make demo` (python -m streams.demo) as a new user runs it: from scratch (an empty cache dir of
-its own, so the Kafka jars are fetched, the broker's storage formatted and PostgreSQL initdb'd;
-ports nobody uses; a brand-new database), it prints the three decisions the README shows. Then
-the ways it must fail: one line, exit 1, nothing started or changed: a second demo while one
-runs, a port taken by another program, Java or PostgreSQL missing."""
+"""`make demo` (python -m streams.cli.demo) as a new user runs it: from scratch (an empty cache dir
+of its own, so the Kafka jars are fetched, the broker's storage formatted and PostgreSQL initdb'd;
+ports nobody uses; a brand-new database), it prints the three decisions the README shows. Then the
+ways it must fail: one line, exit 1, nothing started or changed: a second demo while one runs, a
+port taken by another program, Java or PostgreSQL missing."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ class Fresh:
         self, *args: str, timeout: float = 600, **env: str
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "streams.demo", *args],
+            [sys.executable, "-m", "streams.cli.demo", *args],
             env={**self.env, **env},
             cwd=REPO,
             capture_output=True,
@@ -163,7 +163,7 @@ def test_demo_from_scratch_prints_the_three_decisions(fresh: Fresh) -> None:
 
 
 def test_the_demo_names_multiqa_as_the_user_can_run_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from streams.demo import multiqa_command
+    from streams.cli.demo import multiqa_command
 
     script = Path(sys.prefix) / "bin" / "multiqa"
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # not activated: the script's own path

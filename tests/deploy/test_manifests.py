@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from streams.cli import build_parser
-from streams.config import ENV_PREFIX, StreamConfig
+from streams.runtime.config import ENV_PREFIX, StreamConfig
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 

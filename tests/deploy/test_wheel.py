@@ -97,7 +97,7 @@ def test_the_wheel_holds_the_tracked_files_and_nothing_else(wheel: Path) -> None
         if not name.split("/")[0].endswith((".dist-info", ".data"))
     }
     tracked = set(_tracked(*PACKAGES))
-    assert "streams/db/migrations/001_initial.sql" in names
+    assert "streams/runtime/db/migrations/001_initial.sql" in names
     assert sorted(names - tracked) == []  # nothing but tracked files
     assert sorted(tracked - names) == []  # and all of them
 

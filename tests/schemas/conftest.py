@@ -10,9 +10,9 @@ import urllib.parse
 from collections.abc import Iterator
 
 import pytest
-from event_strategies import AT
 
 from schemas import Cost, DraftSubmitted, Finding, Provider, ReviewerResult, Severity, Span
+from tests.schemas.event_strategies import AT
 
 # --- plain examples ---------------------------------------------------------------------------
 

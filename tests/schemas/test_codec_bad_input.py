@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from event_strategies import AT, load_avsc, raw_payload
 from fastavro import parse_schema, schemaless_writer
 
 from schemas import (
@@ -36,6 +35,7 @@ from schemas import (
     encode,
     to_dict,
 )
+from tests.schemas.event_strategies import AT, load_avsc, raw_payload
 
 RESULT_CURRENT = "ReviewerResult.v3.avsc"
 DRAFT_V1 = "DraftSubmitted.v1.avsc"

@@ -8,11 +8,11 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from event_strategies import records
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schemas import CodecError, Provider, ReviewerResult, decode, encode
+from tests.schemas.event_strategies import records
 
 SEED = 20260517
 

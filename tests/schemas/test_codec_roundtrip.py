@@ -6,7 +6,6 @@ import io
 import json
 from typing import Any
 
-from event_strategies import AT, dead_letters, decisions, drafts, records, results
 from fastavro import schemaless_reader
 from hypothesis import given, settings
 
@@ -21,6 +20,7 @@ from schemas import (
     to_dict,
 )
 from schemas._schemas import load_dir
+from tests.schemas.event_strategies import AT, dead_letters, decisions, drafts, records, results
 
 # --- property tests: one per record type, so a failure names the type -------------------------
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from event_strategies import AVRO_DIR, load_avsc
 from fastavro import parse_schema, schemaless_reader
 
 from schemas import (
@@ -25,6 +24,7 @@ from schemas import (
     encode,
 )
 from schemas._schemas import load_dir
+from tests.schemas.event_strategies import AVRO_DIR, load_avsc
 
 V1 = Codec(versions={"ReviewerResult": 1})  # a service built before v2 (with v2's file shipped)
 

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from stream_helpers import span_exporter
+
+from tests.streams.stream_helpers import span_exporter
 
 
 @pytest.fixture

@@ -40,8 +40,8 @@ def roster() -> list[ReviewerSpec]:
 
 
 def main() -> None:
-    from streams.config import StreamConfig
-    from streams.worker import run
+    from streams.cli.worker import run
+    from streams.runtime.config import StreamConfig
 
     config = StreamConfig.from_env()
     run(

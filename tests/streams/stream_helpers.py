@@ -14,8 +14,8 @@ from aiokafka.admin import AIOKafkaAdminClient
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from schemas import CodecError, decode
-from streams import tracing
-from streams.config import StreamConfig
+from streams.runtime import tracing
+from streams.runtime.config import StreamConfig
 
 _EXPORTER = InMemorySpanExporter()
 _CONFIGURED: list[bool] = []

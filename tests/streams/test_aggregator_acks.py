@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from streams.aggregator import AcksAfterWrites
+from streams.runtime.aggregator import AcksAfterWrites
 
 
 class Acks:

@@ -12,8 +12,14 @@ from faust.types import TP
 import schemas
 from agents.settings import Settings
 from schemas import Provider, ReviewerResult, encode
-from streams._entry import _CONTAINERS, Entry, _b64
-from streams._offsets import MAX_SEEKS, RESEEK_SECONDS, InputOffsets, is_offset_key, offset_key
+from streams.runtime._entry import _CONTAINERS, Entry, _b64
+from streams.runtime._offsets import (
+    MAX_SEEKS,
+    RESEEK_SECONDS,
+    InputOffsets,
+    is_offset_key,
+    offset_key,
+)
 
 
 def test_settings_survive_the_changelog_round_trip_with_the_same_version():
@@ -191,7 +197,7 @@ def test_settings_are_reused_only_for_the_same_stored_values():
 
 
 def test_stored_results_are_decoded_once_and_always_by_their_stored_text(monkeypatch):
-    import streams._entry as entries
+    import streams.runtime._entry as entries
 
     decoded: list[type] = []
     real_decode = schemas.decode  # what _entry imported
@@ -220,7 +226,7 @@ def test_stored_results_are_decoded_once_and_always_by_their_stored_text(monkeyp
 def test_the_stored_settings_follow_a_settings_change():
     from types import SimpleNamespace
 
-    from streams.aggregator import Aggregator
+    from streams.runtime.aggregator import Aggregator
 
     # A stand-in for the aggregator: _stored reads and writes only this one attribute.
     holder: Any = SimpleNamespace(_stored_settings=None)
@@ -233,8 +239,8 @@ def test_the_stored_settings_follow_a_settings_change():
 
 
 def test_a_result_is_stored_as_the_bytes_it_arrived_as(monkeypatch):
-    import streams._entry as entries
-    from streams._entry import _unb64
+    import streams.runtime._entry as entries
+    from streams.runtime._entry import _unb64
 
     result = ReviewerResult("critic", True, 80.0, "ok", Provider.OLLAMA, draft_id="d", version=1)
     raw = encode(result)

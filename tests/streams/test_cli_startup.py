@@ -63,4 +63,9 @@ def test_errors_that_need_no_broker_or_database_import_nothing_heavy(argv: list[
 
 def test_running_a_command_still_loads_what_it_needs() -> None:
     """The lazy imports happen: the probe can see a heavy module when one is loaded."""
-    assert _loaded_after("import streams.topics") == ["aiohttp", "aiokafka", "faust", "mode"]
+    assert _loaded_after("import streams.runtime.topics") == [
+        "aiohttp",
+        "aiokafka",
+        "faust",
+        "mode",
+    ]

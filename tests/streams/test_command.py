@@ -1,4 +1,4 @@
-"""streams._command: every known failure of a `multiqa` command is one line and exit code 1."""
+"""streams.cli._command: every known failure of a `multiqa` command is one line and exit code 1."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from aiokafka.errors import KafkaConnectionError
 
 from agents.settings import Settings, SettingsError
 from schemas import CodecError
-from streams._command import CommandError, connect_database, require_database, run_command
+from streams.cli._command import CommandError, connect_database, require_database, run_command
 from streams.client import BrokerUnavailableError
-from streams.config import ConfigError, StreamConfig
-from streams.db import MigrationError
 from streams.devstack import DevStackError
-from streams.topics import TopicSetupError
+from streams.runtime.config import ConfigError, StreamConfig
+from streams.runtime.db import MigrationError
+from streams.runtime.topics import TopicSetupError
 
 ARGS = argparse.Namespace()
 

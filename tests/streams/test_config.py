@@ -1,6 +1,6 @@
 import pytest
 
-from streams.config import ConfigError, StreamConfig
+from streams.runtime.config import ConfigError, StreamConfig
 
 
 def test_defaults_are_the_documented_topics_and_groups():

@@ -18,16 +18,16 @@ from pathlib import Path
 import pytest
 from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
-from crash_worker import roster
-from stream_helpers import TopicReader, delete_topics, stream_config
 
 from agents.aggregate import decision_id
 from agents.qa import MultiModelQA
 from agents.settings import Settings
 from schemas import DraftSubmitted, QADecision, encode
-from streams import _layout as layout
-from streams.db import create_pool
-from streams.topics import ensure_topics
+from streams.runtime import _layout as layout
+from streams.runtime.db import create_pool
+from streams.runtime.topics import ensure_topics
+from tests.streams.crash_worker import roster
+from tests.streams.stream_helpers import TopicReader, delete_topics, stream_config
 
 CLEAN = (
     "Electric kettles heat water with a coiled element under the base. Most models switch off "

@@ -14,14 +14,6 @@ from dataclasses import dataclass
 import pytest
 import pytest_asyncio
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from stream_fakes import HOLD, INVALID, NEVER, Scripted
-from stream_helpers import (
-    TopicReader,
-    delete_topics,
-    send_raw,
-    span_exporter,
-    stream_config,
-)
 
 from agents.aggregate import decision_id
 from agents.registry import get_reviewer
@@ -35,10 +27,18 @@ from schemas import (
     ReviewStatus,
     encode,
 )
-from streams.app import MultiQA, Runtime, create_app
 from streams.client import DraftSubmitter
-from streams.reviewer_agents import ALREADY_DECIDED
-from streams.topics import ensure_topics
+from streams.runtime.app import MultiQA, Runtime, create_app
+from streams.runtime.reviewer_agents import ALREADY_DECIDED
+from streams.runtime.topics import ensure_topics
+from tests.streams.stream_fakes import HOLD, INVALID, NEVER, Scripted
+from tests.streams.stream_helpers import (
+    TopicReader,
+    delete_topics,
+    send_raw,
+    span_exporter,
+    stream_config,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

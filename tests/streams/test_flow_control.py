@@ -1,15 +1,15 @@
 """The worker's flow control keeps the events queued for its agents when the flow resumes after a
-recovery (streams.app.KeepEventsOnResume: Faust's own empties them, and a busy agent then never
-sees events the consumer has already passed)."""
+recovery (streams.runtime.app.KeepEventsOnResume: Faust's own empties them, and a busy agent then
+never sees events the consumer has already passed)."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
 from mode.utils.queues import FlowControlEvent, FlowControlQueue
-from stream_helpers import stream_config
 
-from streams.app import KeepEventsOnResume, make_faust_app
+from streams.runtime.app import KeepEventsOnResume, make_faust_app
+from tests.streams.stream_helpers import stream_config
 
 
 def queues(flow: FlowControlEvent) -> tuple[FlowControlQueue[int], FlowControlQueue[int]]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from faust.types import TP
 
-from streams.reviewer_agents import DecidedVersions, OrderedAcks
+from streams.runtime.reviewer_agents import DecidedVersions, OrderedAcks
 
 
 @dataclass

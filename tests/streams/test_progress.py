@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from streams.progress import Progress
+from streams.cli.progress import Progress
 
 
 class Clock:

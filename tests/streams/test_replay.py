@@ -24,8 +24,8 @@ from schemas import (
     encode,
 )
 from streams.cli import main
-from streams.config import StreamConfig
-from streams.replay import read_topic, rescore, rescore_topics
+from streams.cli.replay import read_topic, rescore, rescore_topics
+from streams.runtime.config import StreamConfig
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 CLEAN = (

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
-from stream_helpers import TopicReader, delete_topics, send_raw, stream_config
-
 from agents.registry import get_reviewer
 from schemas import DraftSubmitted, Provider, QADecision, ReviewerResult, encode
-from streams.app import create_app
 from streams.client import DraftSubmitter
-from streams.topics import ensure_topics
+from streams.runtime.app import create_app
+from streams.runtime.topics import ensure_topics
+from tests.streams.stream_helpers import TopicReader, delete_topics, send_raw, stream_config
 
 
 async def _until(predicate, timeout: float = 30.0) -> None:

@@ -1,5 +1,5 @@
-"""streams.serde: Faust agents receive typed records, headers pass through untouched, and a bad
-message reaches the agent as an Undecodable it can dead-letter (never an exception in Faust)."""
+"""streams.runtime.serde: Faust agents receive typed records, headers pass through untouched, and a
+bad message reaches the agent as an Undecodable it can dead-letter (never an exception in Faust)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from schemas import (
     decode,
     encode,
 )
-from streams.serde import CODEC_NAME, MAX_DEAD_LETTER_RAW, EventSchema, Undecodable
+from streams.runtime.serde import CODEC_NAME, MAX_DEAD_LETTER_RAW, EventSchema, Undecodable
 
 AT = datetime(2026, 5, 17, 9, 30, 12, 345000, tzinfo=UTC)
 RESULT = ReviewerResult(

@@ -9,7 +9,7 @@ import pytest
 
 from agents.settings import Settings
 from streams.cli import main
-from streams.db import migrate
+from streams.runtime.db import migrate
 
 
 def _migrate(dsn: str) -> None:

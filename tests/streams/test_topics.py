@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
-from stream_helpers import delete_topics, stream_config
 
-from streams.topics import TopicSetupError, ensure_topics, partition_counts
+from streams.runtime.topics import TopicSetupError, ensure_topics, partition_counts
+from tests.streams.stream_helpers import delete_topics, stream_config
 
 
 async def _cleanup_policy(admin: AIOKafkaAdminClient, topic: str) -> str:

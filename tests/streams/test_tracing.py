@@ -1,7 +1,7 @@
 from opentelemetry import trace
 
 from schemas import DraftSubmitted
-from streams import tracing
+from streams.runtime import tracing
 
 
 def test_submission_headers_carry_the_submission_span(spans):

@@ -6,10 +6,11 @@ import asyncio
 
 import pytest
 
-from streams import _layout as layout
-from streams import cli, worker
-from streams.app import create_app, select_reviewers
-from streams.config import StreamConfig
+from streams import cli
+from streams.cli import worker
+from streams.runtime import _layout as layout
+from streams.runtime.app import create_app, select_reviewers
+from streams.runtime.config import StreamConfig
 
 
 def test_worker_is_a_multiqa_command_with_its_options(capsys):

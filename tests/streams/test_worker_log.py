@@ -17,7 +17,7 @@ import pytest
 
 from agents.settings_service import SettingsService
 from agents.settings_service import log as settings_log
-from streams.worker_log import OutageFilter
+from streams.runtime.worker_log import OutageFilter
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -49,7 +49,9 @@ def test_an_outage_is_one_line_per_reason_per_window_with_a_count() -> None:
     assert len(passed) == 1 and passed[0].exc_info is None  # no traceback
     assert "ConnectionError: x" in passed[0].getMessage()
     # Another reason is not held back by the first.
-    assert outage.filter(_record("streams.sinks._sink", "PostgreSQL unavailable writing %s"))
+    assert outage.filter(
+        _record("streams.runtime.sinks._sink", "PostgreSQL unavailable writing %s")
+    )
     clock.now = 106.0
     again = _record("agents.settings_service", "app_settings unreadable", exc=ConnectionError("x"))
     assert outage.filter(again)
@@ -58,17 +60,19 @@ def test_an_outage_is_one_line_per_reason_per_window_with_a_count() -> None:
 
 def test_other_records_pass_untouched_and_a_rebalance_is_not_a_warning() -> None:
     outage = OutageFilter(5.0, clock=Clock())
-    bug = _record("streams.reviewer_agents", "agent crashed", logging.ERROR, exc=KeyError("k"))
+    bug = _record(
+        "streams.runtime.reviewer_agents", "agent crashed", logging.ERROR, exc=KeyError("k")
+    )
     assert outage.filter(bug) and outage.filter(bug) and bug.exc_info is not None
     heartbeat = "Heartbeat failed for group mq-reviewer-critic because it is rebalancing"
     assert not outage.filter(_record("aiokafka.consumer.group_coordinator", heartbeat))
     logging.getLogger().setLevel(logging.INFO)
     assert not outage.filter(_record("faust.tables.recovery", "Worker ready", logging.INFO))
-    assert outage.filter(_record("streams.worker_log", "worker ready: ...", logging.INFO))
+    assert outage.filter(_record("streams.runtime.worker_log", "worker ready: ...", logging.INFO))
 
 
 async def test_a_database_outage_under_load_logs_a_line_not_thousands(pg_pool) -> None:
-    from streams.db import migrate
+    from streams.runtime.db import migrate
 
     await migrate(pg_pool)
     service = SettingsService(pg_pool, ttl_seconds=0)

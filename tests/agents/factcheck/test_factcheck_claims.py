@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.base import Deps
-from agents.factcheck import claims_from_findings, extract_claims, gather_claims
 from agents.facts import FactOverride
+from agents.reviewers.factcheck import claims_from_findings, extract_claims, gather_claims
 from agents.settings import Settings
 from schemas.records import DraftSubmitted, Finding, Severity, Span
 
@@ -224,7 +224,7 @@ VOCAB = [
 def test_fast_paths_find_what_plain_scans_find(text):
     """find_mentions skips rules whose leading word is absent and find_quantities tries rules
     only where a number starts: both must find exactly what running every rule everywhere does."""
-    from agents.factcheck import _entities as e
+    from agents.reviewers.factcheck import _entities as e
 
     every = []
     for pattern, kind, key in e._MENTION_RULES:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agents.base import Deps, run_reviewer
-from agents.factcheck import SPECS, DdgsSearch, SearchResult, SearchUnavailable
+from agents.reviewers.factcheck import SPECS, DdgsSearch, SearchResult, SearchUnavailable
 from agents.settings import Settings
 from schemas.records import DraftSubmitted, ReviewStatus
 

@@ -9,10 +9,10 @@ import pytest
 
 from agents.aggregate import aggregate
 from agents.base import Deps, is_not_applicable, run_reviewer
-from agents.factcheck import SPECS, SearchResult, StaticSearch
 from agents.facts import FactOverride
+from agents.reviewers.factcheck import SPECS, SearchResult, StaticSearch
+from agents.reviewers.validator import SPECS as VALIDATOR_SPECS
 from agents.settings import Settings
-from agents.validator import SPECS as VALIDATOR_SPECS
 from schemas.records import DraftSubmitted, ReviewStatus, Severity
 
 SPEC = SPECS[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.factcheck import SearchResult, Verdict, extract_claims, judge, key_terms
+from agents.reviewers.factcheck import SearchResult, Verdict, extract_claims, judge, key_terms
 from agents.settings import Settings
 
 S = Settings()

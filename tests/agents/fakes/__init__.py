@@ -17,8 +17,9 @@ import pytest
 from agents.base import Deps
 from agents.llm import LLMRouter
 from agents.settings import Settings
-from fakes._server import FakeServer, Reply, Seen, StaticSite, closed_port_url
-from fakes.llm_servers import (
+from schemas.records import DraftSubmitted
+from tests.agents.fakes._server import FakeServer, Reply, Seen, StaticSite, closed_port_url
+from tests.agents.fakes.llm_servers import (
     FakeAnthropic,
     FakeOllama,
     FakeOpenAI,
@@ -31,7 +32,6 @@ from fakes.llm_servers import (
     openai_chat,
     openai_error,
 )
-from schemas.records import DraftSubmitted
 
 __all__ = [
     "AuditRecorder",

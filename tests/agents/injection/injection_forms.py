@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from public_payloads import PAYLOADS
+from tests.agents.injection.public_payloads import PAYLOADS
 
 TITLE = "How to brew pour-over coffee at home"
 TOPIC = "pour-over coffee brewing"

@@ -15,13 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fakes import FakeOllama
-from obeying_model import MODEL, ObeyingModel
-from test_injection_suite import Settled, suite_settings
 
 from agents import MultiModelQA
 from agents.base import Deps
 from agents.llm import LLMRouter
+from tests.agents.fakes import FakeOllama
+from tests.agents.injection.obeying_model import MODEL, ObeyingModel
+from tests.agents.injection.test_injection_suite import Settled, suite_settings
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]
@@ -81,7 +81,7 @@ async def test_articles_about_injection_are_not_rejected(fake_ollama: FakeOllama
     ],
 )
 def test_a_payload_outside_an_article_about_injection_is_still_caught(text: str) -> None:
-    from agents.validator import validate
+    from agents.reviewers.validator import validate
 
     codes = {f.code for f in validate(text, title="Pour-over").findings}
     assert "prompt_injection" in codes

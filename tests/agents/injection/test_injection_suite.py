@@ -15,15 +15,15 @@ import dataclasses
 from typing import Any
 
 import pytest
-from fakes import FAST, FakeOllama
-from injection_forms import ARTICLE, ATTACKS, TITLE, TOPIC, Attack
-from obeying_model import MODEL, ObeyingModel
 
 from agents import MultiModelQA
 from agents.base import Deps
 from agents.llm import LLMRouter
 from agents.settings import Settings
 from schemas.records import ReviewStatus
+from tests.agents.fakes import FAST, FakeOllama
+from tests.agents.injection.injection_forms import ARTICLE, ATTACKS, TITLE, TOPIC, Attack
+from tests.agents.injection.obeying_model import MODEL, ObeyingModel
 
 INJECTION_RULES = "prompt_injection,possible_prompt_injection"
 

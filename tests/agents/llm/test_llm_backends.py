@@ -10,17 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fakes import (
-    FakeAnthropic,
-    FakeOllama,
-    Reply,
-    anthropic_error,
-    anthropic_text,
-    anthropic_tool,
-    closed_port_url,
-    ollama_chat,
-    ollama_error,
-)
 
 from agents.llm import (
     AnthropicProvider,
@@ -32,6 +21,17 @@ from agents.llm import (
     LLMTimeout,
     LLMUnavailable,
     OllamaProvider,
+)
+from tests.agents.fakes import (
+    FakeAnthropic,
+    FakeOllama,
+    Reply,
+    anthropic_error,
+    anthropic_text,
+    anthropic_tool,
+    closed_port_url,
+    ollama_chat,
+    ollama_error,
 )
 
 MESSAGES: list[ChatMessage] = [

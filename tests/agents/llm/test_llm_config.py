@@ -4,9 +4,7 @@ winning when set, and URLs that cannot work refused with a reason."""
 from __future__ import annotations
 
 import pytest
-from fakes import FakeOllama, FakeOpenAI, Reply, make_draft, ollama_chat, ollama_error
 
-from agents import critic
 from agents.base import Deps
 from agents.llm import (
     LLMRouter,
@@ -17,8 +15,10 @@ from agents.llm import (
     openai_url,
 )
 from agents.llm._config import normalise_ollama_host
+from agents.reviewers import critic
 from agents.settings import Settings
 from schemas.records import ReviewStatus
+from tests.agents.fakes import FakeOllama, FakeOpenAI, Reply, make_draft, ollama_chat, ollama_error
 
 
 @pytest.mark.parametrize(
@@ -213,7 +213,7 @@ async def test_a_server_at_the_ollama_url_that_is_not_ollama_is_an_error_naming_
     check timed out" (a skip, as if the optional service were absent) and `multiqa models` said
     "not reachable" about a server that answers. It is the configuration's mistake: an error
     naming it."""
-    from streams.models_cli import check_models
+    from streams.cli.models import check_models
 
     with FakeOpenAI() as openai_server:
         if tags is None:

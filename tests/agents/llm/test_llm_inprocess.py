@@ -3,17 +3,16 @@ decision with critic and gates, and the validator-only decision when Ollama is d
 
 from __future__ import annotations
 
-from fakes import (
+from agents.base import Deps
+from agents.qa import MultiModelQA
+from agents.registry import all_reviewers
+from agents.settings import Settings
+from tests.agents.fakes import (
     FakeOllama,
     Reply,
     Seen,
     ollama_chat,
 )
-
-from agents.base import Deps
-from agents.qa import MultiModelQA
-from agents.registry import all_reviewers
-from agents.settings import Settings
 
 LLM_REVIEWERS = {"critic", "consistency", "topic_delivery"}
 CONTENT = (

@@ -10,18 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fakes import (
-    AuditRecorder,
-    FakeOpenAI,
-    Reply,
-    closed_port_url,
-    make_draft,
-    openai_chat,
-)
 
-from agents import critic
 from agents.base import Deps
-from agents.consistency import review_consistency
 from agents.llm import (
     ChatMessage,
     LLMBadResponse,
@@ -36,8 +26,18 @@ from agents.llm import (
     on_answer,
     token_budget,
 )
+from agents.reviewers import critic
+from agents.reviewers.consistency import review_consistency
 from agents.settings import Settings
 from schemas.records import Provider, ReviewStatus
+from tests.agents.fakes import (
+    AuditRecorder,
+    FakeOpenAI,
+    Reply,
+    closed_port_url,
+    make_draft,
+    openai_chat,
+)
 
 MODEL = "qwen2.5:7b"
 VERDICT = {"approved": True, "quality_score": 82, "feedback": "Clear and correct."}
@@ -402,9 +402,9 @@ async def test_a_parser_fallback_reaches_the_cost_row_and_the_metric(
 
     from agents.base import run_reviewer
     from agents.registry import get_reviewer
-    from streams.db import migrate
-    from streams.observe import record_result
-    from streams.sinks import persist_review
+    from streams.runtime.db import migrate
+    from streams.runtime.observe import record_result
+    from streams.runtime.sinks import persist_review
 
     server.rejects_format = True
     server.defaults[MODEL] = openai_chat(

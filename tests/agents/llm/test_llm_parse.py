@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.critic import read_verdict
 from agents.llm import AnswerError, parse_json_answer, read_bool, read_score, read_scores
+from agents.reviewers.critic import read_verdict
 
 GOOD = {"approved": True, "quality_score": 82, "feedback": "Clear steps."}
 GOOD_TEXT = json.dumps(GOOD)

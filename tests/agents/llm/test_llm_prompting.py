@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 
-from fakes import FakeOllama
-
 from agents.base import Deps
 from agents.llm import fence_data, is_thinking_model, token_budget, window
 from agents.settings import Settings
+from tests.agents.fakes import FakeOllama
 
 
 def test_fence_markers_carry_a_fresh_nonce_the_draft_cannot_know() -> None:

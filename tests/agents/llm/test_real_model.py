@@ -21,9 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fakes import AuditRecorder, closed_port_url, make_draft
 
-from agents import critic
 from agents.aggregate import build_decision
 from agents.base import Deps
 from agents.llm import (
@@ -37,9 +35,11 @@ from agents.llm import (
 )
 from agents.llm.answer_schema import unbounded
 from agents.qa import MultiModelQA
+from agents.reviewers import critic
 from agents.settings import Settings
 from schemas.records import Provider, ReviewStatus
 from streams.devstack import model as model_server
+from tests.agents.fakes import AuditRecorder, closed_port_url, make_draft
 
 pytestmark = pytest.mark.model
 
@@ -121,8 +121,8 @@ def _validates(answer: dict[str, Any], schema: dict[str, Any]) -> list[str]:
 
 def test_every_answer_schema_bounds_its_strings_and_lists() -> None:
     """Without maxLength/maxItems a small model loops inside a string until the budget ends."""
-    from agents import consistency
-    from agents.vision import _gates
+    from agents.reviewers import consistency
+    from agents.reviewers.vision import _gates
 
     schemas = {
         "critic": critic.ANSWER_SCHEMA,
@@ -283,7 +283,7 @@ def test_the_pins_agree() -> None:
 
 
 async def test_multiqa_models_sees_what_the_real_server_serves(server) -> None:
-    from streams.models_cli import check_models
+    from streams.cli.models import check_models
 
     settings = settings_for(server, qa_gate_model="openai/qwen2.5:7b")
     by_role = {s.role: s for s in await check_models(settings)}

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from net_fakes import FakeDNS
+
+from tests.agents.net.net_fakes import FakeDNS
 
 
 @pytest.fixture

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from net_fakes import FakeDNS, settings
 
 from agents.net import PROBE_BYTES, ErrorKind, FetchError, GuardedClient, URLRefused
+from tests.agents.net.net_fakes import FakeDNS, settings
 
 
 @pytest.fixture

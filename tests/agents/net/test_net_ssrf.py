@@ -8,9 +8,9 @@ connecting would fail here.
 from __future__ import annotations
 
 import pytest
-from net_fakes import FakeDNS, settings
 
 from agents.net import ErrorKind, GuardedClient, URLRefused
+from tests.agents.net.net_fakes import FakeDNS, settings
 
 # (name, url template; {p} is the port of the real server on 127.0.0.1)
 BYPASS_ATTEMPTS = [

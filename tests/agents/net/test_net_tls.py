@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import ssl
 
-from net_fakes import settings
-
 from agents.net import ErrorKind, GuardedClient
+from tests.agents.net.net_fakes import settings
 
 
 def _recording_sni(context: ssl.SSLContext, names: list[str | None]) -> ssl.SSLContext:

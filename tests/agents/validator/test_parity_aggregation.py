@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from agents import MultiModelQA
 from agents.base import Deps, ReviewerSpec
+from agents.reviewers.validator import SPECS as VALIDATOR_SPECS
 from agents.settings import Settings
-from agents.validator import SPECS as VALIDATOR_SPECS
 from schemas.records import DraftSubmitted, Provider, ReviewerResult
 
 CLEAN = (

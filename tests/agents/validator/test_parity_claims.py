@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from agents.reviewers.validator import validate
 from agents.settings import Settings
-from agents.validator import validate
 from schemas.records import Severity
 
 # Founded four years ago, whatever year the tests run in.

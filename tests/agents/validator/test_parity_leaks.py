@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.validator import rules, validate
+from agents.reviewers.validator import rules, validate
 from schemas.records import Severity
 
 LEAK_CODES = {r.code for r in rules() if r.family == "leaked_output"}

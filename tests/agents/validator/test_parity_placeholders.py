@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.validator import validate
+from agents.reviewers.validator import validate
 from schemas.records import Severity
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.validator import validate
+from agents.reviewers.validator import validate
 
 BODY = (
     "FastAPI is a modern Python web framework for building APIs. It uses Pydantic for "

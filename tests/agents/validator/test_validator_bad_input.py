@@ -13,8 +13,8 @@ import random
 import pytest
 
 from agents.facts import FactOverride
+from agents.reviewers.validator import rule_codes, validate
 from agents.settings import Settings
-from agents.validator import rule_codes, validate
 
 N = 60_000  # characters per adversarial string (under the 200,000 scan limit)
 

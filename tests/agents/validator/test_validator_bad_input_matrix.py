@@ -14,8 +14,8 @@ import random
 
 import pytest
 
+from agents.reviewers.validator import rule_codes, validate
 from agents.settings import Settings
-from agents.validator import rule_codes, validate
 
 MIB = 1024 * 1024
 PROSE = (

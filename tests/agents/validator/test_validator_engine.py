@@ -8,8 +8,8 @@ import pytest
 
 from agents.base import Deps, run_reviewer
 from agents.facts import FactOverride
+from agents.reviewers.validator import SPECS, validate
 from agents.settings import Settings
-from agents.validator import SPECS, validate
 from schemas.records import DraftSubmitted, Provider, ReviewStatus, Severity
 
 CLEAN = (
@@ -167,7 +167,7 @@ def test_html_comments_are_not_prose_but_are_read_for_injection() -> None:
 def test_a_case_the_rules_cannot_decide_asks_for_a_person() -> None:
     """A human-review rule only warns; the reviewer's result then carries one HUMAN_REVIEW
     finding naming it, which the aggregation turns into needs_human_review."""
-    from agents.validator import HUMAN_REVIEW, asks_for_human_review, rules
+    from agents.reviewers.validator import HUMAN_REVIEW, asks_for_human_review, rules
 
     assert {r.code for r in rules() if r.human_review} >= {"possibly_truncated"}
     assert all(r.severity == Severity.WARNING for r in rules() if r.human_review)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.facts import FactOverride
-from agents.validator import rule_codes, rules, validate
+from agents.reviewers.validator import rule_codes, rules, validate
 from schemas.records import Severity
 
 LONG_OK = " ".join(["The battery lasts a full day of ordinary work."] * 30)

@@ -20,8 +20,8 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas import Provider, QADecision, ReviewerResult, ReviewStatus, ReviewSummary, encode
 from streams.cli import main
-from streams.config import StreamConfig
-from streams.db import create_pool, migrate
+from streams.runtime.config import StreamConfig
+from streams.runtime.db import create_pool, migrate
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 from agents.registry import get_reviewer
 from schemas import QADecision, from_dict
-from streams.app import create_app
-from streams.sinks import persist_decision, persist_review
-from streams.topics import ensure_topics
+from streams.runtime.app import create_app
+from streams.runtime.sinks import persist_decision, persist_review
+from streams.runtime.topics import ensure_topics
 
 
 def lines(out: str) -> list[dict]:
@@ -38,7 +38,7 @@ async def test_decisions_json_is_one_decision_per_line(cli_env, run_cli, make_de
 async def test_status_json_has_one_object_per_version(
     cli_env, run_cli, make_decision, make_review_result
 ):
-    from streams.db import create_pool
+    from streams.runtime.db import create_pool
 
     t0 = datetime(2026, 5, 17, 9, 30, tzinfo=UTC)
     pool = await create_pool(cli_env.config.database_url)

@@ -9,9 +9,9 @@ import socket
 
 from agents.registry import get_reviewer
 from schemas import DraftSubmitted, Provider, ReviewerResult, encode
-from streams.app import create_app
 from streams.client import submit_draft
-from streams.topics import ensure_topics
+from streams.runtime.app import create_app
+from streams.runtime.topics import ensure_topics
 
 
 def free_port() -> int:
@@ -97,8 +97,8 @@ async def test_status_shows_the_aggregators_pending_entry(cli_env, run_cli, tmp_
 async def test_status_reports_an_unreachable_aggregator_view_without_failing(
     cli_env, run_cli, make_decision
 ):
-    from streams.db import create_pool
-    from streams.sinks import persist_decision
+    from streams.runtime.db import create_pool
+    from streams.runtime.sinks import persist_decision
 
     pool = await create_pool(cli_env.config.database_url)
     try:

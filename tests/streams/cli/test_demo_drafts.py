@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agents.qa import MultiModelQA
 from agents.settings import Settings
-from streams.demo import local_pages, sample_drafts
+from streams.cli.demo import local_pages, sample_drafts
 
 
 class DemoSettings:
@@ -44,7 +44,7 @@ async def test_demo_drafts_are_approved_short_circuited_and_vetoed_for_a_dead_li
 def test_the_clean_and_dead_link_drafts_break_no_writing_rule() -> None:
     # They show one thing each (approved; a dead link): the validator finds nothing in them but
     # the local pages' addresses (the demo serves its pages on 127.0.0.1: internal_path).
-    from agents.validator._core import validate
+    from agents.reviewers.validator._core import validate
 
     clean, _, dead_link = sample_drafts("http://127.0.0.1:8123", "t2")
     for draft in (clean, dead_link):

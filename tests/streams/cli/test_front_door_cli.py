@@ -13,14 +13,14 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
-from test_ops_cli import assert_one_error_line, topic_is_empty
 
 from agents.registry import get_reviewer
 from schemas import Codec, DraftSubmitted, OversizeError
-from streams.app import create_app
 from streams.client import DraftSubmitter, TopicMissingError, submit_draft
-from streams.config import StreamConfig
-from streams.topics import ensure_topics
+from streams.runtime.app import create_app
+from streams.runtime.config import StreamConfig
+from streams.runtime.topics import ensure_topics
+from tests.streams.cli.test_ops_cli import assert_one_error_line, topic_is_empty
 
 MIB = 1024 * 1024
 

@@ -15,8 +15,8 @@ import pytest
 from aiokafka import AIOKafkaConsumer
 
 from schemas import DraftSubmitted, decode
-from streams.db import create_pool
-from streams.sinks import persist_decision, persist_review
+from streams.runtime.db import create_pool
+from streams.runtime.sinks import persist_decision, persist_review
 
 TRACEPARENT = re.compile(r"^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
 

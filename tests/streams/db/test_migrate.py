@@ -6,7 +6,13 @@ import asyncio
 
 import pytest
 
-from streams.db import _migrate, applied_migrations, available_migrations, create_pool, migrate
+from streams.runtime.db import (
+    _migrate,
+    applied_migrations,
+    available_migrations,
+    create_pool,
+    migrate,
+)
 
 EXPECTED_TABLES = {
     "app_settings",
@@ -72,7 +78,7 @@ async def test_failed_migration_rolls_back_and_names_the_file(
 
 
 async def test_audit_writer_is_idempotent_on_dedupe_key(pg_dsn: str) -> None:
-    from streams.db import audit_writer
+    from streams.runtime.db import audit_writer
 
     pool = await create_pool(pg_dsn)
     try:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import socket
-import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -14,8 +13,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import pytest_asyncio
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "agents"))  # `fakes`
 
 
 def _free_port() -> int:
@@ -29,7 +26,7 @@ async def module_dsn(postgres_dsn: str) -> AsyncIterator[str]:
     """A fresh, migrated database shared by one test module (dropped afterwards)."""
     import asyncpg
 
-    from streams.db import create_pool, migrate
+    from streams.runtime.db import create_pool, migrate
 
     name = f"t_observe_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(postgres_dsn, timeout=30)

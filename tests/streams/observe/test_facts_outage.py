@@ -15,17 +15,17 @@ import os
 import uuid
 
 import pytest
-from stream_helpers import TopicReader, delete_topics, stream_config
 
 from agents.base import Deps
 from agents.facts import DEFAULT_TTL_SECONDS, clear_fact_cache
 from agents.registry import get_reviewer
 from agents.settings import Settings
 from schemas import DraftSubmitted, QADecision, ReviewerResult
-from streams.app import Runtime, create_app
 from streams.client import DraftSubmitter
-from streams.db import create_pool, migrate
-from streams.topics import ensure_topics
+from streams.runtime.app import Runtime, create_app
+from streams.runtime.db import create_pool, migrate
+from streams.runtime.topics import ensure_topics
+from tests.streams.stream_helpers import TopicReader, delete_topics, stream_config
 
 OUTAGE_SECONDS = float(os.environ.get("MULTIQA_FACTS_OUTAGE_SECONDS", "60"))
 BODY = (

@@ -8,14 +8,14 @@ import asyncio
 from typing import Any
 
 import pytest
-from observe_helpers import metric, probe, scrape
-from stream_helpers import delete_topics, stream_config
 
 from agents.registry import get_reviewer
-from streams.app import Runtime, create_app
-from streams.db import create_pool, migrate
-from streams.observe import WorkerOps
-from streams.topics import ensure_topics
+from streams.runtime.app import Runtime, create_app
+from streams.runtime.db import create_pool, migrate
+from streams.runtime.observe import WorkerOps
+from streams.runtime.topics import ensure_topics
+from tests.streams.observe.observe_helpers import metric, probe, scrape
+from tests.streams.stream_helpers import delete_topics, stream_config
 
 
 async def _wait_status(url: str, wanted: int, timeout: float = 60.0) -> dict[str, Any]:

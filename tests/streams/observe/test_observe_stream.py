@@ -23,20 +23,26 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from fakes import FakeOllama, Reply, StaticSite, ollama_chat
-from observe_helpers import metric, probe, scrape
-from stream_helpers import TopicReader, delete_topics, send_raw, span_exporter, stream_config
 
 from agents.base import Deps, ReviewerSpec
 from agents.registry import get_reviewer
 from agents.settings import Settings
 from schemas import DraftSubmitted, Provider, QADecision, ReviewerResult
-from streams import tracing
-from streams.app import MultiQA, Runtime, create_app
 from streams.client import DraftSubmitter
-from streams.db import create_pool
-from streams.observe import LogContextFilter, WorkerOps
-from streams.topics import ensure_topics
+from streams.runtime import tracing
+from streams.runtime.app import MultiQA, Runtime, create_app
+from streams.runtime.db import create_pool
+from streams.runtime.observe import LogContextFilter, WorkerOps
+from streams.runtime.topics import ensure_topics
+from tests.agents.fakes import FakeOllama, Reply, StaticSite, ollama_chat
+from tests.streams.observe.observe_helpers import metric, probe, scrape
+from tests.streams.stream_helpers import (
+    TopicReader,
+    delete_topics,
+    send_raw,
+    span_exporter,
+    stream_config,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -249,8 +255,8 @@ async def test_metrics_count_exactly_the_drafts_of_a_run(env: Env) -> None:
         dict(labels)["group"] for (name, labels) in after if name == "multiqa_consumer_lag"
     }
     assert groups <= lag_groups
-    # The worker's one group reads every topic of the run (streams._layout): at most what was
-    # not yet committed at the last poll, a dozen messages per draft at most.
+    # The worker's one group reads every topic of the run (streams.runtime._layout): at most what
+    # was not yet committed at the last poll, a dozen messages per draft at most.
     lag = metric(after, "multiqa_consumer_lag", group=env.stream.group_id)
     assert lag <= 7 * 12
 

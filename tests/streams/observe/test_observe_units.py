@@ -20,7 +20,7 @@ from agents._spans import url_attributes
 from agents.base import errored, skipped
 from schemas import Provider, QADecision
 from streams import cli
-from streams.observe import (
+from streams.runtime.observe import (
     LogContextFilter,
     OpsServer,
     OpsServerError,
@@ -30,7 +30,7 @@ from streams.observe import (
     reason_of,
     record_decision,
 )
-from streams.reviewer_agents import ALREADY_DECIDED
+from streams.runtime.reviewer_agents import ALREADY_DECIDED
 
 
 @pytest.mark.parametrize(
@@ -189,10 +189,10 @@ async def test_a_refused_redirect_leaves_no_url_in_the_fetch_span() -> None:
     (message and traceback) and as the status text: the untrusted link, query and all, exported
     uncut. The span now says the outcome itself and records no exception."""
     from aiohttp import web
-    from stream_helpers import span_exporter
 
     from agents.net import GuardedClient, URLRefused
     from agents.settings import Settings
+    from tests.streams.stream_helpers import span_exporter
 
     exporter = span_exporter()
 
@@ -235,9 +235,8 @@ async def test_a_refused_redirect_leaves_no_url_in_the_fetch_span() -> None:
 async def test_readyz_fails_while_the_broker_does_not_answer(kafka_bootstrap: str) -> None:
     """The broker check against a port nothing listens on, then against the real broker (the
     shared one is never stopped; the database and groups are tested stopped elsewhere)."""
-    from fakes import closed_port_url
-
-    from streams.observe import broker_check
+    from streams.runtime.observe import broker_check
+    from tests.agents.fakes import closed_port_url
 
     down = closed_port_url().removeprefix("http://")
     readiness = Readiness(timeout=3.0, cache_seconds=0)

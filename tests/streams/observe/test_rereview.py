@@ -17,18 +17,18 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from fakes import FakeOllama, Seen, closed_port_url, ollama_chat
-from stream_helpers import delete_topics, stream_config
 
 from agents.base import Deps
 from agents.registry import get_reviewer
 from agents.settings import Settings
 from schemas import DraftSubmitted
-from streams.app import Runtime, create_app
 from streams.cli import main
 from streams.client import DraftSubmitter
-from streams.db import create_pool
-from streams.topics import ensure_topics
+from streams.runtime.app import Runtime, create_app
+from streams.runtime.db import create_pool
+from streams.runtime.topics import ensure_topics
+from tests.agents.fakes import FakeOllama, Seen, closed_port_url, ollama_chat
+from tests.streams.stream_helpers import delete_topics, stream_config
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -260,7 +260,7 @@ class FailingLater(FakeOllama):
     healthy: int = 10**6
 
     def respond(self, seen: Seen) -> Any:
-        from fakes import ollama_error
+        from tests.agents.fakes import ollama_error
 
         if seen.path == "/api/tags" and len(self.requests_to("/api/tags")) > self.healthy:
             return ollama_error(503, "shutting down")

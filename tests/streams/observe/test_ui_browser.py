@@ -19,16 +19,16 @@ import httpx
 import pytest
 import pytest_asyncio
 from aiohttp import web
-from fakes import StaticSite
-from stream_helpers import delete_topics, stream_config
 
 from agents.registry import get_reviewer
 from schemas import DraftSubmitted
-from streams.app import Runtime, create_app
 from streams.client import DraftSubmitter
-from streams.db import create_pool
-from streams.topics import ensure_topics
+from streams.runtime.app import Runtime, create_app
+from streams.runtime.db import create_pool
+from streams.runtime.topics import ensure_topics
 from streams.ui import DecisionsUI
+from tests.agents.fakes import StaticSite
+from tests.streams.stream_helpers import delete_topics, stream_config
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

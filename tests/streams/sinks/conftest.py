@@ -30,14 +30,14 @@ from schemas.records import (
     Severity,
     Span,
 )
-from streams.db import create_pool, migrate
+from streams.runtime.db import create_pool, migrate
 
 _DECISION_NS = uuid.UUID("5f1a4d6e-0d0c-4a57-9b59-4c1f8f0e2a11")
 
 
 @pytest.fixture
 async def sink_pool(pg_dsn: str) -> AsyncIterator[Any]:
-    """A production pool (streams.db.create_pool: jsonb as Python objects) on the harness's
+    """A production pool (streams.runtime.db.create_pool: jsonb as Python objects) on the harness's
     fresh per-test database, with every migration applied."""
     pool = await create_pool(pg_dsn)
     try:

@@ -16,10 +16,10 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas import DeadLetter, encode
-from streams.app import Runtime, create_app
-from streams.config import StreamConfig
-from streams.sinks import SinkAgents, persist_dead_letter
-from streams.topics import ensure_topics
+from streams.runtime.app import Runtime, create_app
+from streams.runtime.config import StreamConfig
+from streams.runtime.sinks import SinkAgents, persist_dead_letter
+from streams.runtime.topics import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
 
@@ -151,7 +151,7 @@ async def test_events_land_in_their_tables_once_and_bad_ones_are_dead_lettered(
 async def test_database_down_then_sink_restarted_loses_nothing(
     throwaway_pg, throwaway_pool, topics_of, tmp_path, make_decision, make_review, caplog
 ):
-    caplog.set_level(logging.WARNING, logger="streams.sinks")
+    caplog.set_level(logging.WARNING, logger="streams.runtime.sinks")
     config = await topics_of(throwaway_pg.dsn, tmp_path)
 
     def batch(start: int, stop: int) -> list[tuple[str, bytes, bytes]]:

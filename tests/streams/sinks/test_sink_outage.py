@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from streams.sinks import Backoff, Sink, retry_forever
+from streams.runtime.sinks import Backoff, Sink, retry_forever
 
 pytestmark = pytest.mark.postgres
 
@@ -29,7 +29,7 @@ async def wait_until(predicate: Any, what: str, limit: float = 60.0) -> None:
 async def test_database_down_mid_run_delays_writes_and_loses_nothing(
     throwaway_pg, throwaway_pool, make_decision, make_review, caplog
 ):
-    caplog.set_level(logging.INFO, logger="streams.sinks")
+    caplog.set_level(logging.INFO, logger="streams.runtime.sinks")
     retried_before = _sink_retries_metric()
     sink = Sink(throwaway_pool, backoff=FAST, attempt_timeout=5.0)
 
@@ -84,7 +84,7 @@ def _sink_retries_metric() -> float:
 async def test_sink_connect_waits_for_a_database_that_is_not_up_yet(
     throwaway_pg, make_decision, caplog
 ):
-    caplog.set_level(logging.INFO, logger="streams.sinks")
+    caplog.set_level(logging.INFO, logger="streams.runtime.sinks")
     await asyncio.to_thread(throwaway_pg.stop)
     connecting = asyncio.create_task(Sink.connect(throwaway_pg.dsn, backoff=FAST))
     await wait_until(lambda: caplog.text.count("connecting the sink's pool") >= 2, "retries")
@@ -109,7 +109,7 @@ async def test_cancelling_a_waiting_write_propagates(throwaway_pg, throwaway_poo
 
 
 async def test_retry_forever_gives_up_only_on_errors_retrying_cannot_fix():
-    from streams.sinks import SinkError
+    from streams.runtime.sinks import SinkError
 
     calls = 0
 

@@ -12,8 +12,8 @@ import asyncpg
 import pytest
 
 from schemas.records import DeadLetter, Finding, Severity, Span
-from streams.db import create_pool, migrate
-from streams.sinks import (
+from streams.runtime.db import create_pool, migrate
+from streams.runtime.sinks import (
     Backoff,
     Sink,
     SinkError,
@@ -271,7 +271,7 @@ async def test_writes_wait_for_migrations_then_land(postgres_dsn, make_decision,
 async def test_batches_skip_keys_already_recorded_or_repeated_in_the_batch(
     sink_pool, make_decision, make_review
 ):
-    from streams.sinks import persist_decisions, persist_reviews
+    from streams.runtime.sinks import persist_decisions, persist_reviews
 
     await persist_review(sink_pool, make_review("d-1", 1, "validator", feedback="first"))
     batch = [

@@ -1,0 +1,299 @@
+"""Critical: facts about the publishing company that the writer cannot know.
+
+Checked against the company-fact settings (company_name, company_founded_year,
+company_team_size, company_clients): a claim that matches them passes ("our team of eight" when
+the team is 8), a claim that contradicts them or that no setting can confirm is critical. Money
+(revenue, profit, valuation, funding) and volumes served ("we processed 2 million orders") have no
+setting: the writer can never know them. The company's age is judged against the current
+calendar year, so a claim of "four years" becomes true as time passes.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+from agents.reviewers.validator._core import Context, Hit, rule
+from agents.reviewers.validator._text import phrase_matches, phrases
+from schemas.records import Severity
+
+FAMILY = "company_claim"
+_A = "['\u2019]"
+_WORDS = {
+    **{"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7},
+    **{"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13},
+    **{"fourteen": 14, "fifteen": 15},
+    **{"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "a dozen": 12},
+    **{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "a hundred": 100, "a decade": 10},
+    **{"two decades": 20, "three decades": 30, "decades": 20, "a century": 100},
+}
+_N = r"(?:\d[\d,]{0,9}|a dozen|a hundred|a decade|two decades|three decades|decades|a century|" + (
+    r"(?:twenty|thirty|forty|fifty)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|ten|one|two"
+    r"|three|four|five|six|seven|eight|nine)"
+)
+_MORE = r"(?:(?P<more>over|more than|almost|nearly|about|around|roughly|some|just|only) )?"
+_CLAIMS = phrases(
+    (
+        "team staff company agency studio crew",
+        rf"(?:our|a) (?:team|staff|company|agency|studio|crew) of {_MORE}(?P<team>{_N})(?![\w-])",
+    ),
+    (
+        "our",
+        rf"our {_MORE}(?P<team>{_N})\+? (?:employees|engineers|designers|developers|experts|staff"
+        r"|specialists|consultants|people|members|writers)(?![a-z])",
+    ),
+    # "our 60-person engineering team", "a 200-strong studio"
+    (
+        "our",
+        rf"our (?P<team>{_N})[- ](?:person|people|strong|member)(?: [a-z-]+){{0,2}}?"
+        r" (?:team|staff|company|agency|studio|crew|workforce|department)(?![a-z])",
+    ),
+    # "we employ 80 people", "we now have 40 engineers", "we are 30 people" (a bare "we have two
+    # developers on call" is about a rota, not the headcount)
+    *(
+        (
+            "employ employs have has are is",
+            rf"(?:we|{{company}}) {verb} {_MORE}(?P<team>{_N})\+? (?:full-time )?(?:employees"
+            r"|engineers|designers|developers|staff|specialists|consultants|people|members"
+            r"|writers)(?![a-z])",
+        )
+        for verb in (
+            r"(?:now |currently |today )?(?:employ|employs|are|is)",
+            r"(?:now|currently|today) (?:have|has)",
+            r"(?:have|has)(?= (?:over|more than) )",
+        )
+    ),
+    # "we've been building booking tools since 2011": a year, not a count of years; the verbs
+    # are the business's own work ("we have been using Figma since 2016" is about people)
+    (
+        "been",
+        rf"(?:we|{{company}})(?:{_A}ve| have| has) been (?:building|making|designing|developing"
+        r"|creating|serving|helping|running|operating|working|supporting|providing|offering"
+        r"|selling|shipping|writing|delivering|advising|consulting|in business|around|trading)"
+        r"(?: [\w&.-]+){0,8}? since "
+        r"(?:as early as |back in )?(?P<since>(?:19|20)\d\d)(?!\d)",
+    ),
+    (
+        "been",
+        rf"(?:we|{{company}})(?:{_A}ve| have| has) been [a-z]+(?: [\w&.-]+){{0,8}}? (?:for|since) "
+        rf"{_MORE}(?!(?:19|20)\d\d(?!\d))(?P<years>{_N})(?: years?)?(?![\w-])",
+    ),
+    # "Since 2009, we have helped ..."
+    (
+        "since",
+        rf"since (?P<since>(?:19|20)\d\d),? (?:we|{{company}})(?:{_A}ve| have| has)? [a-z]+",
+    ),
+    (
+        "spent invested",
+        rf"(?:we|{{company}})(?:{_A}ve| have| has) (?:spent|invested) {_MORE}"
+        rf"(?:the (?:last|past) )?(?P<years>{_N}) (?:years?|decades?)(?![a-z])",
+    ),
+    (
+        "founded founding started began launched",
+        r"since (?:we (?:were )?(?:founded|started|began|launched)|our founding|we started out"
+        r"|(?:the company|{company}) (?:was )?(?:founded|started|launched))(?: the company)?"
+        r"(?: back)? in (?P<founded>(?:19|20)\d\d)(?!\d)",
+    ),
+    (
+        "founded established",
+        r"(?:we were|{company} was|our company was) (?:founded|established|started|launched)"
+        r"(?: back)? in (?P<founded>(?:19|20)\d\d)(?!\d)",
+    ),
+    (
+        "revenue revenues profit profits margin margins valuation funding sales arr mrr turnover"
+        " earnings",
+        rf"(?:our|{{company}}{_A}s) (?:annual |monthly |recurring |total |net |gross |recent )?"
+        r"(?P<money>revenues?|profits?|profit margins?|margins?|valuation|funding(?: round)?|sales"
+        r"|arr|mrr|turnover|earnings)(?: [\w-]+){0,2}? (?:tripled|doubled|quadrupled|grew|rose"
+        r"|increased|jumped|fell|dropped|reached|hit|topped|exceeded|is|was|were|of|round|lets"
+        r"|let|allows|came|grew|hit)(?![a-z])",
+    ),
+    ("raised", r"we(?: recently)? raised (?P<money>[$\u20ac\u00a3]\d)"),
+    # "we doubled our revenue", "Acme tripled its annual sales"
+    (
+        "doubled tripled quadrupled grew increased boosted",
+        rf"(?:we|{{company}})(?: have| has|{_A}ve)? (?:doubled|tripled|quadrupled|grew|increased"
+        r"|boosted) (?:our|its) (?:annual |monthly |recurring |total |net |gross )?"
+        r"(?P<money>revenues?|profits?|margins?|sales|arr|mrr|turnover|earnings)(?![a-z])",
+    ),
+    (
+        "helped served trained supported worked",
+        rf"(?:we|{{company}})(?:{_A}ve| have| has)? (?:helped|served|worked with|trained|supported)"
+        rf" {_MORE}(?P<volume>\d[\d,]{{0,9}})\+? (?:clients|customers|companies|businesses"
+        r"|students|people|brands|teams|organi[sz]ations|users)(?![a-z])",
+    ),
+    (
+        "processed handled served shipped delivered",
+        rf"(?:we|{{company}}) (?:processed|handled|served|shipped|delivered) {_MORE}"
+        r"(?P<volume>\d[\d,.]{0,9})(?: (?:million|billion|thousand))? (?:[a-z-]+ ){0,2}?"
+        r"(?:orders|requests|transactions|packages|customers|users|messages|emails|visitors"
+        r"|shipments|payments)(?![a-z])",
+    ),
+    (
+        "include includes",
+        r"our (?:clients|customers)(?: include| includes| are| such as| like)"
+        r" (?P<clients>[^.\n]{2,200})",
+    ),
+    (
+        "clients customers brands companies",
+        r"(?:clients|customers|brands|companies) (?:such as|like|including)"
+        r" (?P<clients>[^.\n]{2,200})",
+    ),
+    ("trusted", r"trusted by (?P<clients>[^.\n]{2,200})"),
+    (
+        "partnered worked",
+        rf"(?:we(?:{_A}ve| have)?|{{company}}(?: has)?) (?:worked with|partnered with)"
+        r"(?: brands| companies| clients| teams)?(?: such as| like| including)?"
+        r" (?P<clients>[A-Z][^.\n]{1,200})",
+    ),
+)
+# "our 15 years of experience": found from "years of", the number before it.
+_YEARS_OF = re.compile(
+    r"years? of (?:experience|client work|building|helping|serving|work|practice)(?![a-z])"
+)
+_YEARS_BEFORE = re.compile(rf"(?<![a-z])(?:our|with) {_MORE}(?P<years>{_N}) $")
+# "Oakridge Dental, one of our clients": found from ", one of our clients", the name before it.
+_ONE_OF_OUR = re.compile(r", (?:one|two|some|several|both) of our (?:clients|customers)")
+_NAME_BEFORE = re.compile(r"[A-Z][\w&.'\u2019-]*(?: (?:(?:&|of|de) )?[A-Z][\w&.'\u2019-]*)*$")
+_TITLE_YEARS = re.compile(
+    rf"(?<![a-z])(?<!next )(?<!coming )(?<!first )(?<!past )(?<!last )(?P<years>{_N})"
+    r" years? (?:of|in|building|running|at|with|doing)(?![a-z])"
+)
+_NAME = re.compile(r"[A-Z][\w&.'\u2019-]*(?: (?:(?:&|of|de) )?[A-Z][\w&.'\u2019-]*)*")
+_LIST_SEPARATOR = re.compile(r",\s*|\s+(?:and|or)\s+|;\s*")
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(company: str) -> tuple[tuple[frozenset[str], re.Pattern[str]], ...]:
+    """The claim patterns with the company's name filled in (lowercased, escaped). With no name
+    set, "we" stands in: every alternative stays a literal, so `re` keeps its fast scan."""
+    name = re.escape(company.lower()) if company.strip() else "we"
+    words = frozenset(company.lower().split())
+    return tuple(
+        (gate | words, re.compile(pattern.pattern.replace("{company}", name)))
+        for gate, pattern in _CLAIMS
+    )
+
+
+@rule(
+    "unknowable_company_claim",
+    Severity.CRITICAL,
+    FAMILY,
+    "A company fact the writer cannot know or that contradicts the company_* settings (revenue, "
+    "team size, age, clients, volumes served).",
+)
+def unknowable_company_claim(ctx: Context) -> Iterator[Hit]:
+    settings = ctx.settings
+    patterns = _compiled(settings.company_name)
+    last_end = -1
+    for match in sorted(phrase_matches(patterns, ctx.lower, ctx.words), key=lambda m: m.start()):
+        if match.start() < last_end:
+            continue  # "since we were founded in 2009" is one claim
+        why = _judge(match, ctx)
+        if why is not None:
+            last_end = match.end()
+            yield Hit(match.start(), match.end(), why)
+    if "years" in ctx.words or "year" in ctx.words:
+        for match in _YEARS_OF.finditer(ctx.lower):
+            before = _YEARS_BEFORE.search(ctx.lower, max(0, match.start() - 40), match.start())
+            if before is None:
+                continue
+            why = _age(_number(before.group("years")), before.group("more"), ctx)
+            if why is not None:
+                yield Hit(before.start(), match.end(), why)
+    if ctx.has_any(_ONE_OF_OUR_GATE):
+        for match in _ONE_OF_OUR.finditer(ctx.lower):
+            name = _NAME_BEFORE.search(ctx.prose, max(0, match.start() - 60), match.start())
+            why = _clients([name.group(0)], ctx) if name is not None else None
+            if name is not None and why is not None:
+                yield Hit(name.start(), match.end(), why)
+    for match in _TITLE_YEARS.finditer(ctx.title.lower()):
+        why = _age(_number(match.group("years")), None, ctx)
+        if why is not None:
+            yield Hit(match.start(), match.end(), f"title claims {match.group(0)!r}: {why}", True)
+
+
+def _judge(match: re.Match[str], ctx: Context) -> str | None:
+    settings = ctx.settings
+    groups = {k: v for k, v in match.groupdict().items() if v is not None}
+    more = groups.get("more")
+    if "money" in groups:
+        return (
+            f"company finances the writer cannot know: {ctx.prose[match.start() : match.end()]!r}"
+        )
+    if "volume" in groups:
+        return "company volumes the writer cannot know"
+    if "team" in groups:
+        size = _number(groups["team"])
+        known = settings.company_team_size
+        if not known:
+            return f"team size {size} cannot be known (company_team_size is not set)"
+        if size == known or (more in ("over", "more than") and known > size):
+            return None
+        return f"team size {size} contradicts company_team_size={known}"
+    if "years" in groups:
+        return _age(_number(groups["years"]), more, ctx)
+    if "since" in groups:
+        year = int(groups["since"])
+        known = settings.company_founded_year
+        if not known:
+            return f"company active since {year} cannot be known (company_founded_year is not set)"
+        if year >= known:
+            return None
+        return f"active since {year} contradicts company_founded_year={known}"
+    if "founded" in groups:
+        year = int(groups["founded"])
+        known = settings.company_founded_year
+        if not known:
+            return f"founding year {year} cannot be known (company_founded_year is not set)"
+        return (
+            None if year == known else f"founded in {year} contradicts company_founded_year={known}"
+        )
+    if "clients" in groups:
+        return _clients(_names(ctx.prose[match.start("clients") : match.end("clients")]), ctx)
+    return "company claim the writer cannot know"
+
+
+def _age(years: int, more: str | None, ctx: Context) -> str | None:
+    founded = ctx.settings.company_founded_year
+    if not founded:
+        if years <= 1:
+            return None
+        return f"{years} years cannot be known (company_founded_year is not set)"
+    age = datetime.now(UTC).year - founded
+    if years < age + 1 or (years == age + 1 and more not in ("over", "more than")):
+        return None
+    return f"{years} years contradicts company_founded_year={founded} (about {age} years old)"
+
+
+def _names(text: str) -> list[str]:
+    """The capitalised names of a list ("Nike, IKEA and the BBC" -> Nike, IKEA, BBC)."""
+    found = (_NAME.search(part) for part in _LIST_SEPARATOR.split(text))
+    return [m.group(0) for m in found if m is not None]
+
+
+def _clients(names: list[str], ctx: Context) -> str | None:
+    allowed = {c.strip().lower() for c in ctx.settings.company_clients.split(",") if c.strip()}
+    named = [n for n in (n.strip(" .,'") for n in names) if n and n.lower() not in _NOT_CLIENTS]
+    unknown = [n for n in named if n.lower() not in allowed]
+    if not named or not unknown:
+        return None
+    listed = "company_clients is not set" if not allowed else "not in company_clients"
+    return f"client(s) {', '.join(unknown[:4])} cannot be confirmed ({listed})"
+
+
+_ONE_OF_OUR_GATE = frozenset({"clients", "customers"})
+_NOT_CLIENTS = frozenset({"we", "our", "the", "and", "i", "a", "an", "every", "all", "they"})
+
+
+def _number(text: str) -> int:
+    text = text.replace(",", "").strip()
+    if text.isdigit():
+        return int(text)
+    if text in _WORDS:
+        return _WORDS[text]
+    tens, _, unit = text.replace("-", " ").partition(" ")
+    return _WORDS.get(tens, 0) + _WORDS.get(unit, 0)

@@ -1,0 +1,244 @@
+"""Critical: first-person experience a model cannot have had.
+
+Anecdotes, not opinions: calls and meetings ("I sat down with a CTO"), workplaces ("at my
+company"), acquaintances ("a client of mine", "a baker I worked with"), dated episodes ("last
+week we migrated"), hands-on claims ("I tested", "I spent three weekends"), money in a story
+("saved us $1,200/month"), and dialogue ("... he said", "she told me"). First-person advice is not
+an anecdote and is not flagged: "I recommend", "I would", "in my view", "if I were starting".
+Every pattern is gated on a word of the draft and starts with a literal (see _text.phrases).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from agents.reviewers.validator._core import Context, Hit, rule
+from agents.reviewers.validator._text import anchored, anchored_matches
+from schemas.records import Severity
+
+FAMILY = "first_person"
+_A = "['\u2019]"
+_PERIOD = (
+    r"(?:week|month|year|quarter|spring|summer|autumn|fall|winter|weekend|night|monday|tuesday"
+    r"|wednesday|thursday|friday|saturday|sunday)"
+)
+_PEOPLE = (
+    r"(?:client|customer|founder|friend|colleague|coworker|co-worker|manager|boss|mentor|engineer"
+    r"|developer|designer|reader|student|neighbou?r|teammate|contractor|consultant|partner)s?"
+)
+_PAST = (
+    r"(?:tried|tested|used|installed|switched|interviewed|visited|met|started|joined|moved|ran"
+    r"|built|deployed|migrated|launched|wrote|worked|rolled|shipped|rebuilt|replaced)"
+)
+
+_WE = rf"(?:i|we|my team|our team)(?:{_A}(?:ve|d))?"
+# Every anecdote has a first-person pronoun: without one among the draft's words, skip it.
+_I_WE_TEAM = "i we i've i\u2019ve we've we\u2019ve i'd i\u2019d team"
+_I_WE = "i we i've i\u2019ve we've we\u2019ve i'd i\u2019d i'm i\u2019m"
+_ANECDOTES = (
+    anchored(
+        "tested tried reviewed benchmarked installed switched",
+        r"(?:tested|tried|reviewed|benchmarked|installed|switched)(?![a-z])",
+        r"(?:i|we) (?:personally |first |recently |finally )?",
+        30,
+        "i_ we_ personally_ first_ recently_ finally_",
+        also=_I_WE,
+    ),
+    anchored(
+        "using used tested tried hands-on spent",
+        r"(?:been using|personally used|tested|tried out|hands-on|spent)(?![a-z])",
+        rf"(?:i|we)(?:{_A}ve| have) ",
+        12,
+        "'ve_ \u2019ve_ _have_",
+        also=_I_WE,
+    ),
+    anchored(
+        "experience testing tests lab",
+        r"(?:experience|testing|tests|lab)(?![a-z])",
+        r"in (?:my|our) (?:own )?",
+        16,
+        "my_ our_ own_",
+        also="my our",
+    ),
+    anchored(
+        "when after before once",
+        rf"(?:when|after|before|once) (?:i|we) (?:first )?{_PAST}(?![a-z])",
+        also=_I_WE,
+    ),
+    anchored(
+        "spent",
+        r"spent (?:[\w-]{1,15} ){0,3}(?:days|weeks|weekends|months|years|hours|evenings|nights"
+        r"|afternoons?|a weekend|a week|a month|a year)(?![a-z])",
+        r"(?:i|we) ",
+        4,
+        also=_I_WE,
+    ),
+    anchored(
+        "call meeting sat met spoke talked chatted coffee lunch caught",
+        r"(?:on a call|in a meeting|sat down|had (?:a )?(?:call|chat|coffee|lunch|meeting)|met"
+        r"|spoke|talked|chatted|caught up)(?: up)? with(?![a-z])",
+        r"(?:i|we) (?:was |were )?",
+        12,
+        "i_ we_ was_ were_",
+        also=_I_WE,
+    ),
+    anchored(
+        "company startup org organization organisation employer firm agency workplace job "
+        "studio lab office client customer",
+        r"(?:company|startup|org|organi[sz]ation|employer|firm|agency|workplace|job|day job"
+        r"|studio|lab|office|client|customer)(?![a-z])",
+        r"(?:at|for|in) (?:my|our) (?:current |previous |former |old |last |first )?",
+        30,
+        "my_ our_ current_ previous_ former_ old_ last_ first_",
+        also="my our",
+    ),
+    anchored(
+        "mine ours",
+        r"of (?:mine|ours)(?![a-z])",
+        rf"(?:a|an|one|another) (?:[\w-]{{1,20}} ){{0,3}}?{_PEOPLE} ",
+        70,
+    ),
+    anchored(
+        "know knew met worked work spoke talked interviewed coached mentored advised",
+        r"(?:know|knew|met|worked with|work with|spoke (?:to|with)|talked (?:to|with)"
+        r"|interviewed|coached|mentored|advised|used to work with)(?![a-z])",
+        rf"(?:a|an|one|another) (?:[\w-]{{1,20}} ){{0,2}}?(?:{_PEOPLE}|[a-z]{{3,20}}) (?:i|we) ",
+        80,
+        "i_ we_",
+        also=_I_WE,
+    ),
+    anchored(
+        "clients customers colleagues readers students friends coworkers co-workers mentors",
+        r"one of my (?:clients|customers|colleagues|readers|students|friends|coworkers"
+        r"|co-workers|mentors|managers)(?![a-z])",
+    ),
+    anchored(
+        "told asked showed taught warned reminded assured",
+        r"(?:told|asked|showed|taught|warned|reminded|assured) me(?![a-z])",
+    ),
+    anchored("last", rf"last {_PERIOD},? {_WE} [a-z]", also=_I_WE_TEAM),
+    anchored("recently", rf"recently,? {_WE} [a-z]", also=_I_WE_TEAM),
+    anchored("day", rf"other day,? {_WE} [a-z]", "the ", 4, also=_I_WE_TEAM),
+    anchored(
+        "ago",
+        rf"(?:days|weeks|months|years) ago,? {_WE} [a-z]",
+        r"(?:a (?:few|couple of)|two|three|four|five|six|\d{1,2}) ",
+        16,
+        also=_I_WE_TEAM,
+    ),
+    anchored(
+        "last",
+        rf"last {_PERIOD}(?![a-z])",
+        r"(?:i|we) [a-z]{2,20}ed (?:[\w'-]{1,20} ){0,6}?",
+        100,
+        also=_I_WE,
+    ),
+    anchored(
+        "yesterday ago",
+        r"(?:yesterday|a (?:few|couple of) (?:days|weeks|months) ago)(?![a-z])",
+        r"(?:i|we) [a-z]{2,20}ed (?:[\w'-]{1,20} ){0,6}?",
+        100,
+        also=_I_WE,
+    ),
+    anchored("team", r"my team and i(?![a-z])", also=_I_WE),
+    # Recollections: "I remember the first time I deployed", "I once spent a weekend ..."
+    anchored(
+        "remember",
+        r"remember (?:the (?:first|last|one|day|night|week|time)|when|how (?:i|we))(?![a-z])",
+        r"(?:i|we) (?:still |clearly |vividly )?",
+        12,
+        also=_I_WE,
+    ),
+    anchored(
+        "once",
+        r"once (?:[a-z]{2,20}ed|spent|ran|built|wrote|lost|saw|had|took|made|broke|did|met|gave"
+        r"|sat|spoke|told|forgot|left|got|went|found|caught)(?![a-z])",
+        r"(?:i|we) ",
+        4,
+        also=_I_WE,
+    ),
+    # Work done for someone: "we rolled this out for a retail client", "a workshop I ran for a
+    # nonprofit"
+    anchored(
+        "client clients customer customers",
+        r"(?:client|customer)s?(?![a-z])",
+        rf"(?:i|we) {_PAST}(?: [\w'\u2019-]{{1,20}}){{0,4}}? (?:for|at|with) (?:a|an|one|another)"
+        r" (?:[\w-]{1,20} ){0,2}?",
+        110,
+        also=_I_WE,
+    ),
+    anchored(
+        "workshop talk session training course class project audit engagement review migration"
+        " site app website",
+        r"for (?:a|an|one|another)(?![a-z])",
+        r"(?:workshop|talk|session|training|course|class|project|audit|engagement|review"
+        r"|migration|site|app|website) (?:i|we) (?:ran|gave|led|taught|delivered|did|built|wrote) ",
+        40,
+        also=_I_WE,
+    ),
+    # Past roles: "back when I was leading the platform team", "when I was at a bank"
+    anchored(
+        "when",
+        r"when (?:i|we) (?:was|were) (?:at|working|leading|running|managing|still|an? |the )",
+        also=_I_WE,
+    ),
+    anchored(
+        "firsthand first-hand",
+        r"(?:firsthand|first-hand|first hand)(?![a-z])",
+        rf"(?:i|we)(?:{_A}ve| have)? (?:saw|seen|learned|learnt|experienced|watched|witnessed)"
+        r"(?: [\w'\u2019-]{1,20}){0,3}? ",
+        50,
+        also=_I_WE,
+    ),
+)
+# Money in a story: a figure with "us"/"me"/"our ..." or a first-person subject.
+_MONEY = (
+    anchored(
+        "cost costs costing saved saves saving spent spending paying paid billed charged lost"
+        " wasted",
+        r"(?:us|me|my (?:team|company|client|clients)|our (?:team|company|client|clients))"
+        r"(?: (?:over|about|around|nearly|almost|roughly|more than))? [$\u20ac\u00a3]\d",
+        r"(?:cost|costs|costing|saved|saves|saving|spent|spending|paying|paid|billed|charged|lost"
+        r"|wasted) ",
+        12,
+    ),
+    anchored(
+        "saved spent paid lost wasted cut burned",
+        r"(?:saved|spent|paid|lost|wasted|cut|burned) (?:[\w-]+ ){0,3}?[$\u20ac\u00a3]\d",
+        r"(?:i|we|my team|our team) (?:[a-z]+ ){0,2}?",
+        30,
+    ),
+)
+
+
+# A quotation closed and attributed to a pronoun: dialogue from a story ("Ship it," he said).
+_DIALOGUE = re.compile(
+    r"[\"\u201d'\u2019] ?,? ?(?:he|she|they) (?:said|told|explained|replied|asked|added|laughed"
+    r"|shrugged|smiled|insisted|admitted|whispered)(?![a-z])"
+)
+_DIALOGUE_GATE = frozenset({"said", "told", "explained", "replied", "asked", "added", "laughed"})
+_DIALOGUE_GATE |= {"shrugged", "smiled", "insisted", "admitted", "whispered"}
+
+
+@rule(
+    "first_person_experience",
+    Severity.CRITICAL,
+    FAMILY,
+    'First-person experience a model cannot have ("I tested", "last week we migrated", "a client '
+    'of mine", "saved us $1,200/month", "... he said").',
+)
+def first_person_experience(ctx: Context) -> Iterator[Hit]:
+    low = ctx.lower
+    found = list(anchored_matches(_ANECDOTES, low, ctx.words))
+    if "$" in low or "\u20ac" in low or "\u00a3" in low:
+        found += anchored_matches(_MONEY, low, ctx.words)
+    if ctx.has_any(_DIALOGUE_GATE):
+        found += [(m.start(), m.end()) for m in _DIALOGUE.finditer(low)]
+    last_end = -1
+    for start, end in sorted(found):
+        if start < last_end:
+            continue  # "when I tried" is one claim, not two
+        last_end = end
+        text = ctx.prose[start:end]
+        yield Hit(start, end, f"first-person experience the writer cannot have: {text!r}")

@@ -1,0 +1,55 @@
+"""The parser of `multiqa rescore` (the command is streams.cli.replay.rescore_command, imported
+when it runs: Kafka clients and the aggregation are not needed to print `--help`)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Awaitable, Sequence
+from typing import Any
+
+from agents.settings import SettingsError, validate_value
+from streams.cli._command import bootstrap_option, dsn_option, run_command
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
+    """`--set KEY=VALUE` pairs as a mapping (SettingsError for one that is not KEY=VALUE)."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise SettingsError(f"--set {pair!r}: expected KEY=VALUE")
+        values[key.strip()] = value
+    return values
+
+
+def _rescore(args: argparse.Namespace) -> Awaitable[int]:
+    # Every --set is checked (the one settings validator) before Kafka clients are even loaded.
+    for key, value in parse_overrides(args.set or ()).items():
+        validate_value(key, value)
+    from streams.cli.replay import rescore_command
+
+    return rescore_command(args)
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "rescore",
+        parents=[bootstrap_option(), dsn_option("for the current settings")],
+        help="re-decide past drafts from their recorded reviews under other settings",
+        description=(
+            "Read qa.decisions and qa.reviews from the beginning and re-run the aggregation on "
+            "each decision's evidence with the current settings (from PostgreSQL, or the "
+            "defaults with --defaults) plus --set overrides. Reports what would change."
+        ),
+    )
+    parser.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="a setting to try (repeatable)"
+    )
+    parser.add_argument(
+        "--defaults", action="store_true", help="start from default settings, not the database"
+    )
+    parser.add_argument("--publish", metavar="TOPIC", help="also publish re-scored decisions here")
+    parser.add_argument("--show", type=int, default=20, help="changed drafts listed (20)")
+    parser.add_argument("--json", action="store_true", help="JSON lines: items, then a summary")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.set_defaults(func=run_command("multiqa rescore", _rescore))

@@ -1,0 +1,182 @@
+"""Input offsets kept in the aggregator's own table, so its state never skips an event.
+
+What Faust 0.15.3 did on this machine (tests/streams/test_crash.py, SIGKILL + restart): when a
+table app finishes recovery it resumes its input partitions before seeking them to the committed
+offsets (`Recovery.on_recovery_completed`), with the flow already running for the changelog
+reads. Events fetched in that window are delivered, then a run of later ones is not, while the
+events after it are; some of the skipped ones are even acknowledged (and committed), others leave
+a gap that blocks every later commit (faust-streaming#596 describes the same race). The aggregator
+then misses reviewer results for good: their drafts can only time out.
+
+So the aggregator does not trust the consumer's position. For every input partition it stores the
+next offset it expects in its changelog-backed table (key `__offsets__:<topic>:<partition>`,
+written on the partition's own changelog partition right after the event's entry, so a recovered
+table never holds an offset ahead of the state it covers), and it only applies the event at that
+offset: an earlier one is a re-delivery (ignored), a later one means events were skipped, and the
+partition is sought back to the expected offset. After every recovery (new consumer generation)
+each input partition whose position is past the offset the table expects is also sought back to
+it, because Faust may have committed past skipped events and have nothing left to deliver that
+would reveal the gap. Faust's own commits then only decide where fetching restarts, never what
+the table contains.
+
+Never forward. The consumer is the whole process's (streams.runtime.app: one Faust app per worker),
+so a seek moves every agent reading that partition: the reviewers on qa.drafts, the sinks on
+qa.reviews. After a fail-over the table (recovered from the dead worker's changelog) is usually
+ahead of the group's committed offset, which waits for the slowest role (a critic still working
+through its backlog). Seeking forward to the table's offset made the survivor skip those drafts for
+every role: the aggregator had them, their critic never answered, and each waited for its timeout
+(tests/streams/test_crash.py's fail-over test, 6-30 of 300 drafts). Events the table already holds
+are simply delivered again and ignored here (`admit`), while the others get them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from faust.types import TP
+
+log = logging.getLogger(__name__)
+
+PREFIX = "__offsets__:"
+# Seek again if the expected event has not come back after this long; give up (accept the jump,
+# loudly) after this many seeks: the events are gone (retention) or the partition moved.
+RESEEK_SECONDS = 5.0
+MAX_SEEKS = 12
+
+
+def offset_key(tp: TP) -> str:
+    return f"{PREFIX}{tp.topic}:{tp.partition}"
+
+
+def is_offset_key(key: str) -> bool:
+    return key.startswith(PREFIX)
+
+
+@dataclass
+class _Seek:
+    expected: int
+    at: float
+    attempts: int = 1
+
+
+class InputOffsets:
+    """Decides which input events the aggregator applies (see the module docstring)."""
+
+    def __init__(
+        self,
+        table: MutableMapping[str, Any],
+        seek: Callable[[TP, int], Any],
+        clock: Callable[[], float],
+        position: Callable[[TP], Awaitable[int | None]],
+    ) -> None:
+        self._table = table
+        self._seek = seek
+        self._position = position
+        self._clock = clock
+        self._seeking: dict[TP, _Seek] = {}
+        self._accept_next: set[TP] = set()
+        self._synced_generation: int | None = None
+        self.skipped = 0  # events not applied: re-deliveries and events ahead of a gap
+        self.seeks = 0
+
+    def expected(self, tp: TP) -> int | None:
+        stored = self._table.get(offset_key(tp))
+        return None if stored is None else int(stored["next"])
+
+    async def admit(self, tp: TP, offset: int) -> bool:
+        """True when the event at `offset` is the next one to apply on `tp`."""
+        expected = self.expected(tp)
+        if expected is None or offset == expected or tp in self._accept_next:
+            self._accept_next.discard(tp)
+            self._seeking.pop(tp, None)
+            return True
+        self.skipped += 1
+        if offset < expected:
+            return False  # applied already: a re-delivery
+        if tp not in self._seeking or self._seeking[tp].expected != expected:
+            log.warning(
+                "aggregator: %s[%d] delivered offset %d while %d is next; seeking back",
+                tp.topic,
+                tp.partition,
+                offset,
+                expected,
+            )
+            self._seeking[tp] = _Seek(expected, self._clock())
+            await self._do_seek(tp, expected)
+        return False
+
+    def applied(self, tp: TP, offset: int) -> None:
+        """Record that the event at `offset` is in the table (call after its entry is stored)."""
+        self._table[offset_key(tp)] = {"next": offset + 1}
+
+    async def resync(self, assigned: Iterable[TP], generation: int) -> None:
+        """Once per consumer generation (after recovery): seek back every assigned input
+        partition whose position is past the offset the table expects. Faust has just sought to
+        its committed offsets, which may be past events it skipped and acknowledged; if no event
+        is delivered after those, only this seek brings them back. A position behind the table
+        is left alone (never seek forward: the other roles of the process need those events)."""
+        if generation == self._synced_generation:
+            return
+        self._synced_generation = generation
+        for tp in assigned:
+            expected = self.expected(tp)
+            if expected is None:
+                continue
+            try:
+                position = await self._position(tp)
+            except Exception:  # e.g. revoked meanwhile; admit() still catches a gap
+                log.warning("aggregator: no position for %s", tp, exc_info=True)
+                continue
+            if position is not None and position > expected:
+                log.info(
+                    "aggregator: %s[%d] is at %d, past %d the table expects; seeking back",
+                    tp.topic,
+                    tp.partition,
+                    position,
+                    expected,
+                )
+                await self._do_seek(tp, expected)
+            elif position is not None and position < expected:
+                log.info(
+                    "aggregator: %s[%d] is at %d, behind %d the table expects; not seeking "
+                    "(the events between are applied already: ignored here, the other roles "
+                    "need them)",
+                    tp.topic,
+                    tp.partition,
+                    position,
+                    expected,
+                )
+
+    async def reseek_stalled(self, assigned: Iterable[TP]) -> None:
+        """Seek again where the expected event has not come back (called by the timer)."""
+        now = self._clock()
+        current = set(assigned)
+        for tp, seek in list(self._seeking.items()):
+            if tp not in current:
+                del self._seeking[tp]
+            elif now - seek.at >= RESEEK_SECONDS:
+                if seek.attempts >= MAX_SEEKS:
+                    log.error(
+                        "aggregator: %s[%d] offset %d never came back after %d seeks; "
+                        "continuing from the next event delivered",
+                        tp.topic,
+                        tp.partition,
+                        seek.expected,
+                        seek.attempts,
+                    )
+                    del self._seeking[tp]
+                    self._accept_next.add(tp)
+                    continue
+                seek.at = now
+                seek.attempts += 1
+                await self._do_seek(tp, seek.expected)
+
+    async def _do_seek(self, tp: TP, offset: int) -> None:
+        self.seeks += 1
+        try:
+            await self._seek(tp, offset)
+        except Exception:  # e.g. the partition was revoked meanwhile; the timer retries
+            log.warning("aggregator: seeking %s to %d failed", tp, offset, exc_info=True)
