@@ -255,8 +255,7 @@ def _content_id(title: str, content: str) -> str:
 def _default_deps(pool: Any) -> Deps:
     audit = None
     if pool is not None:
-        # The one audit_log writer lives with the other PostgreSQL code.
-        from streams.runtime.db import audit_writer
+        from agents.audit import audit_writer
 
         audit = audit_writer(pool)
     return Deps(pool=pool, audit=audit)

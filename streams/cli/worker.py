@@ -40,8 +40,9 @@ async def build_runtime(config: StreamConfig) -> Runtime:
     if not config.database_url:
         log.warning("MULTIQA_DATABASE_URL is not set: default settings, no audit, no sinks")
         return Runtime(config)
+    from agents.audit import audit_writer
     from agents.settings_service import SettingsService
-    from streams.runtime.db import audit_writer, create_pool, migrate
+    from streams.runtime.db import create_pool, migrate
     from streams.runtime.sinks import persist_dead_letter, retry_forever
 
     pool = await retry_forever(

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from agents.audit import storable_text as _text
 from schemas.records import DraftSubmitted
-from streams.runtime.sinks._persist import _opt_text, _text
+from streams.runtime.sinks._persist import _opt_text
 
 _INSERT_DRAFTS = """
 INSERT INTO qa_drafts (

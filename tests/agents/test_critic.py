@@ -358,7 +358,8 @@ async def test_default_router_is_built_from_settings(
 async def test_critic_fallback_lands_in_audit_log(
     pg_pool: Any, fake_ollama: FakeOllama, fake_anthropic: FakeAnthropic, llm_settings: Settings
 ) -> None:
-    from streams.runtime.db import audit_writer, migrate
+    from agents.audit import audit_writer
+    from streams.runtime.db import migrate
 
     await migrate(pg_pool)
     fake_ollama.add_model(PRIMARY, always=ollama_error(500, "model crashed"))

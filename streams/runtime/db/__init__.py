@@ -11,12 +11,11 @@ from streams.runtime.db._migrate import (
     available_migrations,
     migrate,
 )
-from streams.runtime.db._pool import audit_writer, create_pool
+from streams.runtime.db._pool import create_pool
 
 __all__ = [
     "MigrationError",
     "applied_migrations",
-    "audit_writer",
     "available_migrations",
     "create_pool",
     "migrate",

@@ -10,9 +10,9 @@
   letters into PostgreSQL), acking each event only after its write.
 """
 
+from agents.audit import persist_audit
 from streams.runtime.sinks._agents import SinkAgents, install
 from streams.runtime.sinks._persist import (
-    persist_audit,
     persist_dead_letter,
     persist_dead_letters,
     persist_decision,

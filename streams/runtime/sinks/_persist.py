@@ -11,25 +11,15 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from agents.audit import INSERT_AUDIT as _INSERT_AUDIT
+from agents.audit import storable_text as _text
 from schemas.records import DeadLetter, Finding, QADecision, ReviewerResult
 
 # How much of a dead letter's raw payload the audit row keeps (the full bytes stay on the topic).
 _DEAD_LETTER_PREVIEW_BYTES = 1024
-
-
-def _text(value: str) -> str:
-    """PostgreSQL text cannot hold NUL, and UTF-8 cannot hold lone surrogates; drafts are
-    untrusted and their text flows into feedback, so make any string storable."""
-    if "\x00" in value:
-        value = value.replace("\x00", "\ufffd")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        value = value.encode("utf-8", "replace").decode("utf-8")
-    return value
 
 
 def _opt_text(value: str | None) -> str | None:
@@ -96,13 +86,6 @@ ON CONFLICT (task_id) DO UPDATE SET
 WHERE pipeline_tasks.latest_draft_id IS DISTINCT FROM EXCLUDED.latest_draft_id
    OR pipeline_tasks.latest_version IS NULL
    OR pipeline_tasks.latest_version <= EXCLUDED.latest_version
-"""
-
-_INSERT_AUDIT = """
-INSERT INTO audit_log (event_type, payload, dedupe_key)
-VALUES ($1, $2::text::jsonb, $3)
-ON CONFLICT (dedupe_key) DO NOTHING
-RETURNING true
 """
 
 
@@ -275,18 +258,6 @@ async def persist_reviews(pool: Any, results: Sequence[ReviewerResult]) -> int:
         if costs:
             await conn.execute(_INSERT_COSTS, *map(list, zip(*costs, strict=True)))
     return len(inserted)
-
-
-async def persist_audit(
-    pool: Any, event_type: str, payload: Mapping[str, Any], *, dedupe_key: str | None = None
-) -> bool:
-    """Write an audit_log event; with a dedupe_key, a re-delivered event is written once.
-    Returns True when this call wrote it."""
-    body = {str(k): (_text(v) if isinstance(v, str) else v) for k, v in payload.items()}
-    inserted = await pool.fetchval(
-        _INSERT_AUDIT, _text(event_type), _json(body), _opt_text(dedupe_key)
-    )
-    return bool(inserted)
 
 
 async def persist_dead_letter(pool: Any, dead: DeadLetter) -> bool:

@@ -7,11 +7,11 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from agents.audit import persist_audit
 from schemas.records import DeadLetter, DraftSubmitted, QADecision, ReviewerResult
 from streams.runtime.db import create_pool
 from streams.runtime.observe._metrics import record_sink_write
 from streams.runtime.sinks._persist import (
-    persist_audit,
     persist_dead_letters,
     persist_decisions,
     persist_reviews,

@@ -78,7 +78,7 @@ async def test_failed_migration_rolls_back_and_names_the_file(
 
 
 async def test_audit_writer_is_idempotent_on_dedupe_key(pg_dsn: str) -> None:
-    from streams.runtime.db import audit_writer
+    from agents.audit import audit_writer
 
     pool = await create_pool(pg_dsn)
     try:
