@@ -16,7 +16,7 @@ import importlib
 import logging
 import re
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -186,3 +186,16 @@ async def connect_database(dsn: str) -> AsyncIterator[asyncpg.Pool]:
         yield pool
     finally:
         await pool.close()
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
+    """`--set KEY=VALUE` pairs as a mapping (SettingsError for one that is not KEY=VALUE)."""
+    from agents.settings import SettingsError  # here: this module stays light
+
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise SettingsError(f"--set {pair!r}: expected KEY=VALUE")
+        values[key.strip()] = value
+    return values

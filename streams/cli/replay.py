@@ -36,9 +36,9 @@ from streams.cli._command import (
     CommandError,
     connect_database,
     discover_config,
+    parse_overrides,
 )
 from streams.cli.progress import Progress
-from streams.cli.replay_cli import parse_overrides
 from streams.cli.replay_read import read_topics
 from streams.history._report import Item, Report
 from streams.runtime.config import StreamConfig

@@ -4,22 +4,11 @@ when it runs: Kafka clients and the aggregation are not needed to print `--help`
 from __future__ import annotations
 
 import argparse
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from typing import Any
 
-from agents.settings import SettingsError, validate_value
-from streams.cli._command import bootstrap_option, dsn_option, run_command
-
-
-def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
-    """`--set KEY=VALUE` pairs as a mapping (SettingsError for one that is not KEY=VALUE)."""
-    values: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise SettingsError(f"--set {pair!r}: expected KEY=VALUE")
-        values[key.strip()] = value
-    return values
+from agents.settings import validate_value
+from streams.cli._command import bootstrap_option, dsn_option, parse_overrides, run_command
 
 
 def _rescore(args: argparse.Namespace) -> Awaitable[int]:

@@ -85,9 +85,9 @@ async def preflight(specs: list[Any], settings: Any) -> None:
 
 async def _rereview(args: argparse.Namespace) -> int:
     from agents.base import Deps
+    from streams.cli._command import parse_overrides
     from streams.cli.progress import Progress
     from streams.cli.replay import _base_settings, _with_overrides
-    from streams.cli.replay_cli import parse_overrides
     from streams.history._report import Report
     from streams.history._rereview import RereviewError, Run, drafts_in_range, save, spend
 

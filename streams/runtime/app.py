@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,37 +27,20 @@ import faust
 from mode.utils.objects import cached_property
 from mode.utils.queues import FlowControlEvent
 
-from agents.base import Deps, ReviewerSpec
+from agents.base import ReviewerSpec
 from agents.registry import all_reviewers
-from agents.settings import Settings
 from streams.runtime import _layout as layout
 from streams.runtime import topics as topics_module
+from streams.runtime._runtime import Runtime as Runtime  # where it is defined
+from streams.runtime._runtime import SettingsSource as SettingsSource
+from streams.runtime._runtime import default_settings as default_settings
 from streams.runtime.aggregator import Aggregator
 from streams.runtime.config import StreamConfig
-from streams.runtime.deadletter import DeadLetterAudit, DeadLetters
+from streams.runtime.deadletter import DeadLetters
 from streams.runtime.reviewer_agents import DecisionWatcher, ReviewerAgent
 from streams.runtime.topics import Topics
 
 log = logging.getLogger(__name__)
-
-SettingsSource = Callable[[], Awaitable[Settings]]
-
-
-async def default_settings() -> Settings:
-    return Settings()
-
-
-@dataclass
-class Runtime:
-    """What every agent in the process shares: configuration, the settings in force, the
-    reviewers' clients, and where dead letters are audited."""
-
-    config: StreamConfig
-    settings: SettingsSource = default_settings
-    deps: Deps = field(default_factory=Deps)
-    dead_letter_audit: DeadLetterAudit | None = None
-    pool: Any = None  # asyncpg.Pool when config.database_url is set
-    clock: Callable[[], float] = time.time
 
 
 class KeepEventsOnResume(FlowControlEvent):

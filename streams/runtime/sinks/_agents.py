@@ -45,7 +45,7 @@ from streams.runtime.sinks._sink import Sink
 from streams.runtime.topics import Topics, misrouted
 
 if TYPE_CHECKING:
-    from streams.runtime.app import Runtime
+    from streams.runtime._runtime import Runtime
 
 log = logging.getLogger(__name__)
 
