@@ -30,10 +30,11 @@ def seed_tree(commit: str = SEED_COMMIT) -> Path:
         shutil.copytree(
             REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__")
         )
-    shutil.rmtree(root / "agents" / "validator")
+    shutil.rmtree(root / "agents" / "reviewers" / "validator")
     try:
+        # The seed commit predates agents/reviewers/: its validator was agents/validator.
         archive = subprocess.run(
-            ["git", "-C", str(REPO), "archive", commit, "agents/reviewers/validator"],
+            ["git", "-C", str(REPO), "archive", commit, "agents/validator"],
             check=True,
             capture_output=True,
         ).stdout
@@ -41,6 +42,10 @@ def seed_tree(commit: str = SEED_COMMIT) -> Path:
         shutil.rmtree(root, ignore_errors=True)
         raise SeedUnavailable(f"commit {commit} not in this clone ({exc})") from None
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
+    old = root / "agents" / "validator"
+    for path in old.rglob("*.py"):  # its own imports name its old place
+        path.write_text(path.read_text().replace("agents.validator", "agents.reviewers.validator"))
+    old.rename(root / "agents" / "reviewers" / "validator")
     return root
 
 

@@ -124,20 +124,24 @@ def run(
     )
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    ops = _start_ops(config, loop)
-    loop.run_until_complete(wait_for_topics(config))
-    if runtime is None:
-        runtime = loop.run_until_complete(build_runtime(config))
-    tracing.configure("multiqa-worker")
-    stream = create_app(
-        config,
-        reviewers=reviewers,
-        with_aggregator=with_aggregator,
-        with_sinks=with_sinks,
-        roster=roster,
-        runtime=runtime,
-    )
-    refuse_overlaps(loop, config, stream)
+    try:
+        ops = _start_ops(config, loop)
+        loop.run_until_complete(wait_for_topics(config))
+        if runtime is None:
+            runtime = loop.run_until_complete(build_runtime(config))
+        tracing.configure("multiqa-worker")
+        stream = create_app(
+            config,
+            reviewers=reviewers,
+            with_aggregator=with_aggregator,
+            with_sinks=with_sinks,
+            roster=roster,
+            runtime=runtime,
+        )
+        refuse_overlaps(loop, config, stream)
+    except BaseException:
+        loop.close()  # a refusal before the worker runs: the loop is ours to close
+        raise
     if ops is not None:
         ops.attach(stream, runtime)
     log.debug("starting consumer group %s", stream.group_id)

@@ -33,7 +33,7 @@ def broken_install(tmp_path_factory: pytest.TempPathFactory) -> Path:
             continue
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, root / name)
-    assert not (root / "streams" / "db" / "migrations").exists()
+    assert not (root / "streams" / "runtime" / "db" / "migrations").exists()
     return root
 
 

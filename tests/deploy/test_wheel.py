@@ -115,7 +115,8 @@ def test_installed_multiqa_runs_outside_the_checkout(venv: Path, tmp_path: Path)
 
 
 def _migration_files() -> list[str]:
-    return sorted(p.name for p in (REPO / "streams" / "db" / "migrations").glob("*.sql"))
+    folder = REPO / "streams" / "runtime" / "db" / "migrations"
+    return sorted(p.name for p in folder.glob("*.sql"))
 
 
 async def _topics_exist(bootstrap: str, names: list[str]) -> bool:
