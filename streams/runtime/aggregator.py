@@ -43,7 +43,6 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +62,7 @@ from schemas import (
     utc_now,
 )
 from streams.runtime import tracing
+from streams.runtime._acks import OrderedAcks
 from streams.runtime._entry import (
     TABLE_NAME,
     Entry,
@@ -148,82 +148,6 @@ class _DurableTable(faust.Table[str, dict[str, Any]]):
         return writes
 
 
-class AcksAfterWrites:
-    """Acknowledges each event once the changelog writes made while handling it are delivered,
-    strictly in the order the events were handled (so per partition in offset order).
-
-    The agent does not wait for an event's writes before taking the next one: the writes of the
-    events handled meanwhile then travel together (one produce request for many, instead of a
-    broker round trip per event), and acknowledging still never runs ahead of the changelog: an
-    event is acked after its own writes and those of every event before it. At most `limit`
-    events wait for their writes; `add` holds the agent when that many do. A write that fails
-    stops the acking for good (`failure`): the agent re-raises it, nothing after it is acked, and
-    everything unacked is redelivered."""
-
-    def __init__(self, ack: Callable[[Any], Awaitable[Any]], *, limit: int = 1000) -> None:
-        self._ack = ack
-        self._limit = limit
-        self._pending: deque[tuple[Any, list[Any]]] = deque()
-        self._wake = asyncio.Event()
-        self._room = asyncio.Event()
-        self._room.set()
-        self._task: asyncio.Task[None] | None = None
-
-    @property
-    def waiting(self) -> int:
-        return len(self._pending)
-
-    @property
-    def failure(self) -> BaseException | None:
-        task = self._task
-        if task is None or not task.done() or task.cancelled():
-            return None
-        return task.exception()
-
-    async def add(self, event: Any, writes: list[Any]) -> None:
-        """Ack `event` once `writes` (and every earlier event's) are delivered."""
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._run())
-        self._pending.append((event, writes))
-        self._wake.set()
-        if len(self._pending) >= self._limit:
-            self._room.clear()
-            await self._room.wait()
-
-    async def _run(self) -> None:
-        pending = self._pending
-        try:
-            while True:
-                while not pending:
-                    self._wake.clear()
-                    await self._wake.wait()
-                event, writes = pending[0]
-                for write in writes:
-                    await write
-                pending.popleft()
-                await self._ack(event)
-                if len(pending) < self._limit:
-                    self._room.set()
-        except asyncio.CancelledError:
-            raise
-        except BaseException:
-            log.exception("aggregator: a changelog write failed; no later event is acknowledged")
-            raise
-        finally:
-            self._room.set()  # never leave the agent waiting for room that will not come
-
-    async def drained(self) -> None:
-        """Wait until every event added so far is acknowledged (or acking failed)."""
-        while self._pending and self.failure is None:  # noqa: ASYNC110 (rare: a rebalance)
-            await asyncio.sleep(0.005)
-
-    async def close(self) -> None:
-        """Stop acking (what is still pending stays unacked: redelivered)."""
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-
-
 class Aggregator:
     """The aggregator's table, agent and timer on the process's Faust app.
 
@@ -296,9 +220,10 @@ class Aggregator:
         # Manual acks: Faust would ack an event when the agent asks for the next one, and commit
         # acked offsets after a producer flush that gives up after 0.1 s with messages still
         # buffered (ProducerBuffer.flush_atmost). An event is acked only once its changelog
-        # writes are delivered (AcksAfterWrites).
+        # writes are delivered, in the order the events were handled (OrderedAcks, one lane: so
+        # per partition in offset order).
         manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
-        acks = self._acks = AcksAfterWrites(manual.ack)
+        acks = self._acks = OrderedAcks(manual.ack, name="aggregator")
         try:
             async for event in manual.events():
                 self._busy = True
@@ -313,7 +238,7 @@ class Aggregator:
             await acks.close()
 
     _busy = False
-    _acks: AcksAfterWrites | None = None
+    _acks: OrderedAcks | None = None
 
     async def quiesce(self) -> None:
         """Return once no event is being applied and every applied one is acknowledged: called

@@ -15,8 +15,9 @@ acks each event when its actor finishes, and its committer treats a single unack
 head of a partition as a skippable gap (faust-streaming#606, fix in the open PR #707), so a slow
 draft followed by fast ones gets its offset committed past, and a crash then loses it. Instead the
 agent reads with manual acks (`stream.noack()`), runs reviews as tasks under a semaphore, and
-`OrderedAcks` acknowledges each partition's events strictly in offset order. The acked offsets
-are then always contiguous and the committed offset never passes a draft still under review.
+`OrderedAcks` (streams.runtime._acks) acknowledges each partition's events strictly in offset
+order. The acked offsets are then always contiguous and the committed offset never passes a
+draft still under review.
 A result is published and delivered before its draft is acked (at least once: a crash re-reviews
 the drafts after the last commit; the aggregator ignores the duplicates).
 
@@ -33,18 +34,19 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections import OrderedDict, defaultdict, deque
+from collections import OrderedDict, defaultdict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import faust
-from faust.types import TP, EventT
+from faust.types import EventT
 from opentelemetry.trace import SpanKind
 
 from agents.base import ReviewerSpec, errored, run_reviewer, skipped
 from agents.settings import Settings
 from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult
 from streams.runtime import tracing
+from streams.runtime._acks import OrderedAcks, by_partition
 from streams.runtime.deadletter import DeadLetters
 from streams.runtime.observe._logs import draft_context
 from streams.runtime.observe._metrics import record_result
@@ -62,14 +64,16 @@ Handler = Callable[[EventT[Any]], Awaitable[None]]
 DraftKey = tuple[str, int]
 
 
-class OrderedAcks:
-    """Runs handlers for a stream's events concurrently (at most `limit` at once) and acks the
-    events of each partition strictly in offset order (see the module docstring for why)."""
+class ConcurrentHandlers:
+    """Runs handlers for a stream's events concurrently (at most `limit` at once); each event is
+    acked once its handler finished, in offset order per partition (`OrderedAcks`; see the
+    module docstring for why)."""
 
     def __init__(self, stream: faust.StreamT[Any], limit: int, *, name: str) -> None:
-        self._stream = stream
         self._slots = asyncio.Semaphore(limit)
-        self._queues: dict[TP, deque[list[Any]]] = defaultdict(deque)
+        # No limit on the events waiting for their acks: the semaphore bounds the handlers,
+        # and a slow draft may keep any number of finished ones behind it unacked.
+        self._acks = OrderedAcks(stream.ack, lane=by_partition, limit=None, name=name)
         self._tasks: set[asyncio.Task[None]] = set()
         self._name = name
 
@@ -80,19 +84,16 @@ class OrderedAcks:
     async def submit(self, event: EventT[Any], handler: Handler) -> None:
         """Wait for a free slot, then start `handler(event)`; returns once it has started."""
         await self._slots.acquire()
-        slot: list[Any] = [event, False]  # [event, done]
-        self._queues[event.message.tp].append(slot)
-        task = asyncio.ensure_future(self._run(slot, handler))
+        task = asyncio.ensure_future(self._run(event, handler))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        await self._acks.add(event, [task])
 
-    async def _run(self, slot: list[Any], handler: Handler) -> None:
-        event: EventT[Any] = slot[0]
+    async def _run(self, event: EventT[Any], handler: Handler) -> None:
         try:
             await handler(event)
         except asyncio.CancelledError:
-            # Shutting down: leave the event unacked, it is redelivered after the restart.
-            self._slots.release()
+            # Shutting down: the event stays unacked, it is redelivered after the restart.
             raise
         except Exception:
             # Handlers publish a result for every failure they expect; reaching here is a bug.
@@ -104,15 +105,8 @@ class OrderedAcks:
                 event.message.partition,
                 event.message.offset,
             )
-        self._slots.release()
-        slot[1] = True
-        await self._ack_done(event.message.tp)
-
-    async def _ack_done(self, tp: TP) -> None:
-        queue = self._queues[tp]
-        while queue and queue[0][1]:
-            event = queue.popleft()[0]
-            await self._stream.ack(event)
+        finally:
+            self._slots.release()
 
     async def close(self) -> None:
         """Cancel what is in flight (unacked: redelivered to whoever gets the partition)."""
@@ -120,6 +114,7 @@ class OrderedAcks:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self._acks.close()
 
 
 class DecidedVersions:
@@ -218,7 +213,7 @@ class ReviewerAgent:
 
     async def _consume_drafts(self, stream: faust.StreamT[Any]) -> None:
         manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
-        runner = OrderedAcks(manual, self.concurrency, name=f"reviewer {self.spec.name}")
+        runner = ConcurrentHandlers(manual, self.concurrency, name=f"reviewer {self.spec.name}")
         try:
             async for event in manual.events():
                 await runner.submit(event, self.handle)

@@ -1,6 +1,6 @@
-"""AcksAfterWrites without a broker: the aggregator moves on to the next event while changelog
-writes are in flight, but an event is acked only once its writes, and every earlier event's,
-are delivered."""
+"""OrderedAcks with one lane, as the aggregator uses it, without a broker: the aggregator moves
+on to the next event while changelog writes are in flight, but an event is acked only once its
+writes, and every earlier event's, are delivered."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from streams.runtime.aggregator import AcksAfterWrites
+from streams.runtime._acks import OrderedAcks
 
 
 class Acks:
@@ -27,7 +27,7 @@ async def settle() -> None:
 async def test_an_event_is_acked_only_after_its_writes_and_in_order():
     loop = asyncio.get_running_loop()
     acks = Acks()
-    acker = AcksAfterWrites(acks)
+    acker = OrderedAcks(acks)
     first, second, third = loop.create_future(), loop.create_future(), loop.create_future()
     await acker.add("e0", [first])
     await acker.add("e1", [second, third])
@@ -48,7 +48,7 @@ async def test_an_event_is_acked_only_after_its_writes_and_in_order():
 async def test_a_failed_write_stops_acking_and_is_reported():
     loop = asyncio.get_running_loop()
     acks = Acks()
-    acker = AcksAfterWrites(acks)
+    acker = OrderedAcks(acks)
     ok, broken, later = loop.create_future(), loop.create_future(), loop.create_future()
     await acker.add("e0", [ok])
     await acker.add("e1", [broken])
@@ -66,7 +66,7 @@ async def test_a_failed_write_stops_acking_and_is_reported():
 async def test_the_agent_waits_when_too_many_events_wait_for_their_writes():
     loop = asyncio.get_running_loop()
     acks = Acks()
-    acker = AcksAfterWrites(acks, limit=2)
+    acker = OrderedAcks(acks, limit=2)
     writes = [loop.create_future() for _ in range(3)]
     await acker.add("e0", [writes[0]])
     adding = asyncio.ensure_future(acker.add("e1", [writes[1]]))
@@ -88,7 +88,7 @@ async def test_the_agent_waits_when_too_many_events_wait_for_their_writes():
 async def test_close_leaves_pending_events_unacked():
     loop = asyncio.get_running_loop()
     acks = Acks()
-    acker = AcksAfterWrites(acks)
+    acker = OrderedAcks(acks)
     pending = loop.create_future()
     await acker.add("e0", [pending])
     await acker.close()
@@ -101,7 +101,7 @@ async def test_close_leaves_pending_events_unacked():
 async def test_many_events_all_acked_in_order(limit):
     loop = asyncio.get_running_loop()
     acks = Acks()
-    acker = AcksAfterWrites(acks, limit=limit)
+    acker = OrderedAcks(acks, limit=limit)
     futures: list[asyncio.Future] = []
 
     async def deliver_later() -> None:

@@ -1,7 +1,7 @@
-"""OrderedAcks without a broker: handlers run concurrently, acks follow offset order."""
+"""ConcurrentHandlers without a broker: handlers run concurrently, acks follow offset order."""
 
 # FakeStream and FakeEvent stand in for Faust's StreamT and EventT by duck typing (the two
-# attributes OrderedAcks reads); mypy would want the whole Faust interfaces.
+# attributes ConcurrentHandlers reads); mypy would want the whole Faust interfaces.
 # mypy: disable-error-code="arg-type"
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from faust.types import TP
 
-from streams.runtime.reviewer_agents import DecidedVersions, OrderedAcks
+from streams.runtime.reviewer_agents import ConcurrentHandlers, DecidedVersions
 
 
 @dataclass
@@ -45,7 +45,7 @@ def events(partition: int, *offsets: int) -> list[FakeEvent]:
 
 async def test_acks_wait_for_the_slowest_earlier_event_of_their_partition():
     stream = FakeStream()
-    runner = OrderedAcks(stream, limit=8, name="test")
+    runner = ConcurrentHandlers(stream, limit=8, name="test")
     gates = {o: asyncio.Event() for o in range(4)}
     finished: list[int] = []
 
@@ -69,7 +69,7 @@ async def test_acks_wait_for_the_slowest_earlier_event_of_their_partition():
 
 async def test_partitions_are_independent_and_concurrency_is_bounded():
     stream = FakeStream()
-    runner = OrderedAcks(stream, limit=2, name="test")
+    runner = ConcurrentHandlers(stream, limit=2, name="test")
     release = asyncio.Event()
     running = 0
     peak = 0
@@ -97,7 +97,7 @@ async def test_partitions_are_independent_and_concurrency_is_bounded():
 
 async def test_a_failing_handler_is_acked_and_does_not_block_later_events():
     stream = FakeStream()
-    runner = OrderedAcks(stream, limit=4, name="test")
+    runner = ConcurrentHandlers(stream, limit=4, name="test")
 
     async def handler(event: FakeEvent) -> None:
         if event.message.offset == 1:
@@ -112,7 +112,7 @@ async def test_a_failing_handler_is_acked_and_does_not_block_later_events():
 
 async def test_close_cancels_in_flight_handlers_without_acking_them():
     stream = FakeStream()
-    runner = OrderedAcks(stream, limit=4, name="test")
+    runner = ConcurrentHandlers(stream, limit=4, name="test")
     cancelled = []
 
     async def handler(event: FakeEvent) -> None:
