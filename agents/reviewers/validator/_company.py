@@ -48,8 +48,9 @@ _CLAIMS = phrases(
     # "our 60-person engineering team", "a 200-strong studio"
     (
         "our",
-        rf"our (?P<team>{_N})[- ](?:person|people|strong|member)(?: [a-z-]+){{0,2}}?"
-        r" (?:team|staff|company|agency|studio|crew|workforce|department)(?![a-z])",
+        rf"our (?P<team>{_N})[- ](?:person|people|strong|member)(?: [a-z-]+){{0,3}}?"
+        r" (?:team|staff|company|agency|studio|crew|workforce|department|group|unit|division"
+        r"|org|organi[sz]ation|squad|practice|office|firm|consultancy|shop)(?![a-z])",
     ),
     # "we employ 80 people", "we now have 40 engineers", "we are 30 people" (a bare "we have two
     # developers on call" is about a rota, not the headcount)
@@ -65,6 +66,48 @@ _CLAIMS = phrases(
             r"(?:now|currently|today) (?:have|has)",
             r"(?:have|has)(?= (?:over|more than) )",
         )
+    ),
+    # "our engineering team now numbers 85", "our headcount has grown to 200", "our staff is
+    # 30 people": the team named, then its size
+    (
+        "team staff workforce headcount crew group division department org organisation"
+        " organization",
+        rf"our (?:[a-z-]{{2,20}} ){{0,2}}?(?:team|staff|workforce|headcount|crew|group|division"
+        r"|department|org|organi[sz]ation) (?:now |today "
+        r"|currently )?(?:numbers|totals|counts|stands at|is|is now|has grown to|grew to"
+        rf"|has reached|reached|has|includes|of) {_MORE}(?P<team>{_N})\+?"
+        r"(?: (?:full-time |permanent )?(?:employees|engineers|designers|developers|staff|people"
+        r"|members|specialists|consultants|writers|strong)| ?[.,;)]|$)(?![a-z])",
+    ),
+    # "we're 200 strong", "we are now a team of 45", "we're a 30-person studio", "we have grown
+    # to 85 people"
+    (
+        "we're we\u2019re are",
+        rf"(?:we{_A}re|we are|{{company}} is)(?: now| currently| today)? (?:a team of |an? )?"
+        rf"{_MORE}(?P<team>{_N})\+?(?:[- ](?:person|people|strong|member))?"
+        r" (?:strong|people|employees|engineers|designers|developers|staff|members|specialists"
+        r"|team|studio|company|agency|crew|shop|consultancy)(?![a-z])",
+    ),
+    (
+        "grown",
+        rf"(?:we|{{company}})(?:{_A}ve| have| has) grown (?:to|into) (?:a team of |an? )?{_MORE}"
+        rf"(?P<team>{_N})\+?(?:[- ](?:person|people|strong|member))?(?: (?:[a-z-]+ )?(?:people"
+        r"|employees|engineers|designers|developers|staff|members|team|studio|company))?"
+        r"(?![\w-])",
+    ),
+    # "we have 80 employees", "Acme has over 200 staff": a bare have/has only with a headcount
+    # noun ("we have two developers on call" is a rota)
+    (
+        "employees staff full-time payroll",
+        rf"(?:we|{{company}})(?:{_A}ve| have| has)(?: now| currently| today)? {_MORE}"
+        rf"(?P<team>{_N})\+? (?:full-time )?(?:employees|staff|people on (?:the|our|its) payroll"
+        r"|full-timers)(?![a-z])",
+    ),
+    # "more than 150 people work at Brightline Studio", "40 of us work remotely"
+    (
+        "work works",
+        rf"(?P<team>{_N})\+? (?:people|employees|engineers|designers|developers|staff)"
+        r" (?:now )?work(?:s)? (?:at|for) (?:{company}|us|our (?:company|studio|agency))(?![a-z])",
     ),
     # "we've been building booking tools since 2011": a year, not a count of years; the verbs
     # are the business's own work ("we have been using Figma since 2016" is about people)

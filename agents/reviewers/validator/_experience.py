@@ -33,6 +33,15 @@ _PAST = (
 )
 
 _WE = rf"(?:i|we|my team|our team)(?:{_A}(?:ve|d))?"
+# Past actions that make an episode when "I" did them.
+_NARRATIVE_VERBS = (
+    "migrated rewrote rolled shipped deployed launched rebuilt replaced switched hired fired"
+    " inherited scrapped ditched abandoned noticed realised realized discovered wasted broke"
+    " debugged upgraded downgraded configured benchmarked measured adopted joined quit founded"
+    " co-founded led managed pushed merged bought sold interviewed visited refactored automated"
+    " onboarded"
+)
+_NARRATIVE = "(?:" + "|".join(_NARRATIVE_VERBS.split()) + ")"
 # Every anecdote has a first-person pronoun: without one among the draft's words, skip it.
 _I_WE_TEAM = "i we i've i\u2019ve we've we\u2019ve i'd i\u2019d team"
 _I_WE = "i we i've i\u2019ve we've we\u2019ve i'd i\u2019d i'm i\u2019m"
@@ -113,6 +122,7 @@ _ANECDOTES = (
         r"one of my (?:clients|customers|colleagues|readers|students|friends|coworkers"
         r"|co-workers|mentors|managers)(?![a-z])",
     ),
+    anchored("said", r"said to (?:me|us)(?![a-z])"),
     anchored(
         "told asked showed taught warned reminded assured",
         r"(?:told|asked|showed|taught|warned|reminded|assured) me(?![a-z])",
@@ -183,6 +193,53 @@ _ANECDOTES = (
         r"when (?:i|we) (?:was|were) (?:at|working|leading|running|managing|still|an? |the )",
         also=_I_WE,
     ),
+    # A past action told in the first person singular: "I migrated our cron jobs", "I rewrote
+    # the importer", "I finally ditched Jenkins" (not "if I migrated"). The verbs are episodes,
+    # not the writer's choices about the article ("I picked this example", "I used a table").
+    # "We" is left out: a company writes "we moved our portal" in its own voice, which the
+    # company facts judge instead.
+    anchored(
+        _NARRATIVE_VERBS,
+        rf"(?<!if )(?<!unless )(?<!suppose )(?<!imagine )i (?:(?:then|first|finally|eventually"
+        rf"|once|recently|actually|later|quickly|just|personally|ultimately) )?{_NARRATIVE}"
+        r"(?![a-z])",
+        also=_I_WE,
+    ),
+    # Lessons and witness: "I learned this the hard way", "I've seen teams burn a quarter",
+    # "speaking from experience", "in my previous role", "my old manager".
+    anchored(
+        "hard",
+        r"the hard way(?![a-z])",
+        r"(?:i|we) (?:[\w'\u2019-]{1,20} ){1,5}?",
+        60,
+        also=_I_WE,
+    ),
+    anchored(
+        "seen watched witnessed",
+        r"(?:seen|watched|witnessed) (?:this|it|that|teams?|companies|clients|customers|projects"
+        r"|startups|people|engineers|developers|so many|many|dozens|hundreds|countless|plenty"
+        r"|a (?:lot|few|dozen|team|client|company|startup))(?![a-z])",
+        rf"i(?:{_A}ve| have)? (?:personally |often |repeatedly |also )?",
+        14,
+        also=_I_WE,
+    ),
+    anchored(
+        "experience",
+        r"from (?:my |our )?(?:own |personal |bitter |painful |first-hand )?experience(?![a-z])",
+        also="my our speaking i we",
+    ),
+    anchored(
+        "role job position team company startup employer gig manager boss cto ceo client",
+        r"(?:in|at|during) (?:my|our) (?:previous|last|former|old|first) (?:role|job|position"
+        r"|team|company|startup|employer|gig)(?![a-z])",
+        also="my our",
+    ),
+    anchored(
+        "boss manager employer cto ceo mentor lead",
+        r"my (?:former|previous|old|last|first) (?:boss|manager|employer|cto|ceo|mentor|lead"
+        r"|team lead|tech lead)(?![a-z])",
+        also="my",
+    ),
     anchored(
         "firsthand first-hand",
         r"(?:firsthand|first-hand|first hand)(?![a-z])",
@@ -213,12 +270,15 @@ _MONEY = (
 
 
 # A quotation closed and attributed to a pronoun: dialogue from a story ("Ship it," he said).
+# The speaker may be someone the writer knows: '"Ship it," our head of product said to me'.
 _DIALOGUE = re.compile(
-    r"[\"\u201d'\u2019] ?,? ?(?:he|she|they) (?:said|told|explained|replied|asked|added|laughed"
-    r"|shrugged|smiled|insisted|admitted|whispered)(?![a-z])"
+    r"[\"\u201d'\u2019] ?,? ?(?:he|she|they|(?:my|our) (?:[\w-]{1,20} ){0,4}?[\w-]{2,20})"
+    r" (?:said|told|explained|replied|asked|added|laughed|shrugged|smiled|insisted|admitted"
+    r"|whispered|warned|joked|snapped|sighed)(?![a-z])"
 )
 _DIALOGUE_GATE = frozenset({"said", "told", "explained", "replied", "asked", "added", "laughed"})
-_DIALOGUE_GATE |= {"shrugged", "smiled", "insisted", "admitted", "whispered"}
+_DIALOGUE_GATE |= {"shrugged", "smiled", "insisted", "admitted", "whispered", "warned", "joked"}
+_DIALOGUE_GATE |= {"snapped", "sighed"}
 
 
 @rule(

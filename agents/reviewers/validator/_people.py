@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
-from agents.reviewers.validator._text import paragraph_has_source, word_matches
+from agents.reviewers.validator._sources import has_source
+from agents.reviewers.validator._text import word_matches
 from schemas.records import Severity
 
 FAMILY = "fake_people"
@@ -84,7 +85,7 @@ def fabricated_person(ctx: Context) -> Iterator[Hit]:
                 )
     if ctx.has_any(_HONORIFIC_GATE):
         for match in word_matches(_HONORIFIC, text):
-            if not paragraph_has_source(text, match.start()):
+            if not has_source(text, match.start()):
                 yield Hit(match.start(), match.end(), f"unsourced expert {match.group(0)!r}")
 
 
@@ -123,7 +124,7 @@ def unsourced_person(ctx: Context) -> Iterator[Hit]:
         if match.group(0) in _KNOWN_PEOPLE:
             continue
         role = _ROLE_AFTER_NAME.match(low, match.end(), match.end() + 90)
-        if role is not None and not paragraph_has_source(text, match.start()):
+        if role is not None and not has_source(text, match.start()):
             yield Hit(match.start(), role.end(), f"unsourced person {match.group(0)!r} with a role")
 
 
@@ -164,7 +165,7 @@ def fabricated_quote(ctx: Context) -> Iterator[Hit]:
             before = _SPEAKER_BEFORE.search(text, window_start, quote.start())
         if after is None and before is None:
             continue
-        if paragraph_has_source(text, quote.start()):
+        if has_source(text, quote.start()):
             continue
         start = before.start() if before is not None else quote.start()
         end = after.end() if after is not None else quote.end()

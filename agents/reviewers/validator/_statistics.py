@@ -10,10 +10,10 @@ import re
 from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
+from agents.reviewers.validator._sources import has_source
 from agents.reviewers.validator._text import (
     at_word_start,
     line_start_matches,
-    paragraph_has_source,
     phrase_matches,
     phrases,
     word_matches,
@@ -47,7 +47,7 @@ def fabricated_study(ctx: Context) -> Iterator[Hit]:
         patterns.append(_ACCORDING_TO_STUDY)
     for pattern in patterns:
         for match in word_matches(pattern, low):
-            if not paragraph_has_source(ctx.prose, match.start()):
+            if not has_source(ctx.prose, match.start()):
                 yield Hit(match.start(), match.end(), "study cited without a source link")
 
 
@@ -83,6 +83,13 @@ _VERB_BY_BEFORE = re.compile(
     r"(?<![a-z])(?:increase|improve|boost|reduce|cut|grow|raise|lower|drop|fall|fell|rose|rise"
     r"|grew|jump|climb|slash|shrank|shrink|decline|lift)(?:s|d|ed)? "
     r"(?:[\w-]{1,20} ){0,3}?by (?:up to |over |nearly |almost |about |around |roughly |some )?"
+    rf"(?:\d{{1,3}}(?:[.,]\d{{1,2}})?|{_NUMBER_WORD}) ?$"
+)
+# A reported change with no "by": "sales grew 40% last year", "churn fell 12 percent".
+_PAST_VERB_BEFORE = re.compile(
+    r"(?<![a-z])(?:grew|rose|fell|dropped|increased|decreased|jumped|climbed|declined|surged"
+    r"|plunged|plummeted|soared|shrank|improved|spiked|slid|tumbled) "
+    r"(?:(?:up to|over|nearly|almost|about|around|roughly|some|more than|less than) )?"
     rf"(?:\d{{1,3}}(?:[.,]\d{{1,2}})?|{_NUMBER_WORD}) ?$"
 )
 _PERCENT = re.compile(r"%|percent(?![a-z])|per cent(?![a-z])")
@@ -154,13 +161,22 @@ def unsourced_statistic(ctx: Context) -> Iterator[Hit]:
         found += [(m.start(), m.end()) for m in phrase_matches(_SHAPES, low, ctx.words)]
     found += _ratios(low)
     last_end = -1
+    kept: list[tuple[int, int]] = []
     for start, end in sorted(found):
         if start < last_end:
             continue
         last_end = end
         if _CLAIMED.search(low, max(0, start - 40), start):
             continue
-        if not paragraph_has_source(ctx.prose, start):
+        if _HYPOTHETICAL.search(low, max(0, start - 60), start):
+            continue
+        kept.append((start, end))
+    sourced = {low[start:end] for start, end in kept if has_source(ctx.prose, start)}
+    for start, end in kept:
+        figure = low[start:end]
+        # A figure stated with its source once may be repeated without it ("so if a third of
+        # developers already use it ..." in the conclusion).
+        if figure not in sourced:
             yield Hit(start, end, f"statistic with no source: {ctx.prose[start:end]!r}")
 
 
@@ -178,6 +194,17 @@ _CLAIMED = re.compile(
 )
 
 
+# A figure that only qualifies an imagined case is not a statistic: "a language used by a third
+# of developers can still be the wrong tool", "even if half of your users never scroll".
+_HYPOTHETICAL = re.compile(
+    r"(?:(?<![a-z])(?:an?|any|some) [a-z-]{2,20}(?: [a-z-]{2,20})? (?:used|adopted|liked|loved"
+    r"|preferred|chosen|read|visited|installed|downloaded|bought|trusted|ignored) by "
+    r"|(?<![a-z])(?:if|even if|unless|suppose|imagine|say|whether) (?:[\w'\u2019-]{1,20} ){0,5}?"
+    r"(?:by |with |for |to )?)"
+    r"(?:only |just |over |about |around |roughly |nearly |almost |as many as |as few as )?$"
+)
+
+
 def _percent_effects(low: str) -> Iterator[tuple[int, int]]:
     for sign in _PERCENT.finditer(low):
         left = low[max(0, sign.start() - 120) : sign.start()]
@@ -186,7 +213,7 @@ def _percent_effects(low: str) -> Iterator[tuple[int, int]]:
             continue
         start = sign.start() - (len(left[-30:]) - number.start())
         effect = _EFFECT_AFTER.match(low, sign.end(), sign.end() + 80)
-        verb = None if effect else _VERB_BY_BEFORE.search(left)
+        verb = None if effect else _VERB_BY_BEFORE.search(left) or _PAST_VERB_BEFORE.search(left)
         if effect is None and verb is None:
             continue
         if verb is not None:
@@ -256,7 +283,7 @@ def vague_attribution(ctx: Context) -> Iterator[Hit]:
         sentence_start = max(low.rfind(". ", floor, start), low.rfind("\n", floor, start), floor)
         if not _FIGURE.search(low, sentence_start, stop):
             continue
-        if not paragraph_has_source(text, start):
+        if not has_source(text, start):
             yield Hit(start, end, f"figure attributed to nobody: {text[start:end]!r}")
 
 
@@ -289,7 +316,7 @@ def unlinked_source(ctx: Context) -> Iterator[Hit]:
         if match.start() < last_end:
             continue
         last_end = match.end()
-        if not paragraph_has_source(ctx.prose, match.start()):
+        if not has_source(ctx.prose, match.start()):
             text = ctx.prose[match.start() : match.end()]
             yield Hit(match.start(), match.end(), f"source named but not linked: {text!r}")
 
@@ -322,5 +349,5 @@ def unlinked_citation(ctx: Context) -> Iterator[Hit]:
         found += [(m.start(), m.end()) for m in _SOURCE_IN_PARENS.finditer(ctx.lower)]
         found += line_start_matches(_SOURCE_LINE, ctx.lower)
     for start, end in sorted(found):
-        if not paragraph_has_source(ctx.prose, start):
+        if not has_source(ctx.prose, start):
             yield Hit(start, end, f"unlinked citation {ctx.prose[start:end][:60]!r}")

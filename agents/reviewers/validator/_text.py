@@ -12,11 +12,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agents.reviewers.validator import _leads
+
 # A fence opens/closes on a line of its own: up to 3 spaces, then ``` or ~~~ (3 or more).
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 # Inline code: one to three backticks, bounded body, same backtick count to close, one line.
 INLINE_CODE = re.compile(r"(`{1,3})[^`\n]{1,500}?\1")
-_LINK_OR_URL = re.compile(r"https?://|\]\(|<a\s", re.IGNORECASE)
 PARAGRAPH_BREAK = "\n\n"
 
 
@@ -135,10 +136,9 @@ def at_word_start(text: str, pos: int) -> bool:
 
 
 def word_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """pattern.finditer(text), keeping matches that start at a word start."""
-    for match in pattern.finditer(text):
-        if at_word_start(text, match.start()):
-            yield match
+    """pattern.finditer(text), keeping matches that start at a word start (an alternation of
+    literal openings is found from them: _leads)."""
+    return _leads.finditer(pattern, text, word_start=True)
 
 
 Phrases = tuple[tuple[frozenset[str], "re.Pattern[str]"], ...]
@@ -225,16 +225,6 @@ def paragraph_bounds(text: str, pos: int) -> tuple[int, int]:
     start = text.rfind(PARAGRAPH_BREAK, 0, pos)
     end = text.find(PARAGRAPH_BREAK, pos)
     return (0 if start == -1 else start + 2, len(text) if end == -1 else end)
-
-
-def paragraph_has_source(text: str, pos: int) -> bool:
-    """True when the paragraph around `pos` links somewhere (a URL, a markdown link, <a>) or
-    carries a footnote reference, i.e. a claim there has a stated source."""
-    start, end = paragraph_bounds(text, pos)
-    # Bound the look so one 5 MB "paragraph" cannot make every hit scan the whole text.
-    start, end = max(start, pos - 2000), min(end, pos + 2000)
-    chunk = text[start:end]
-    return bool(_LINK_OR_URL.search(chunk)) or "[^" in chunk
 
 
 def line_bounds(text: str, pos: int) -> tuple[int, int]:

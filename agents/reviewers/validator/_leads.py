@@ -1,0 +1,159 @@
+"""Finding the matches of an alternation from its literal openings, at C speed.
+
+`re` finds a pattern that opens with one literal by a fast substring search, but tries a pattern
+that opens with an alternation ("(?:tested|tried|reviewed)") at every character of the text, which
+on a 2,000-word draft costs about as much as thirty literal searches. `leads(pattern)` works out,
+from the parsed pattern, the literal strings every match must start with (None when it cannot:
+a character class, a wildcard, a repeat at the start, a flag); `finditer` then looks for each of
+them with str.find and tries the pattern only where one occurs. It yields exactly what
+`pattern.finditer(text)` yields: the same matches, in the same order, skipping those that start
+inside an earlier one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from typing import Any
+
+try:  # Python 3.11+: the parser is private but stable; older versions name it sre_parse.
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    import sre_parse as _sre_parse
+
+_C = _sre_parse  # constants (LITERAL, BRANCH, ...) live on the parser module
+# Beyond these the literal searches would cost more than one regex scan.
+_MAX_LEADS = 64
+_MIN_LEAD_CHARS = 2
+# An opening this long is rare enough in prose: searching for longer ones would only multiply
+# the searches ("when i tried", "when we tried", ... are all found from "when").
+_ENOUGH_CHARS = 4
+# A small character class at the start ("organi[sz]ation") is spelled out up to this many letters.
+_MAX_CLASS = 4
+
+# One possible opening: the literal text, and whether the element ended there (the next element's
+# text can be appended) or something non-literal follows (the opening is final).
+_Opening = tuple[str, bool]
+
+
+class _Unknown(Exception):
+    """The element can start with something other than a literal."""
+
+
+def _join(prefixes: set[_Opening], element: set[_Opening]) -> set[_Opening]:
+    out: set[_Opening] = set()
+    for text, open_ in prefixes:
+        if not open_:
+            out.add((text, False))
+            continue
+        for more, more_open in element:
+            joined = text + more
+            out.add((joined, more_open and len(joined) < _ENOUGH_CHARS))
+    if len(out) > _MAX_LEADS:
+        raise _Unknown
+    return out
+
+
+def _sequence(items: Any) -> set[_Opening]:
+    prefixes: set[_Opening] = {("", True)}
+    for op, av in items:
+        if all(not open_ for _, open_ in prefixes):
+            break
+        try:
+            element = _element(op, av)
+        except _Unknown:
+            if any(not text and open_ for text, open_ in prefixes):
+                raise  # nothing literal before it: this sequence has no literal opening
+            # What follows is not literal: the openings found so far are final.
+            return {(text, False) for text, _ in prefixes}
+        prefixes = _join(prefixes, element)
+    return prefixes
+
+
+def _element(op: Any, av: Any) -> set[_Opening]:
+    if op is _C.LITERAL:
+        return {(chr(av), True)}
+    if op is _C.SUBPATTERN:
+        _group, add_flags, del_flags, inner = av
+        if add_flags or del_flags:
+            raise _Unknown
+        return _sequence(inner)
+    if op is _C.BRANCH:
+        out: set[_Opening] = set()
+        for branch in av[1]:
+            out |= _sequence(branch)
+        return out
+    if op is _C.IN:
+        chars = [chr(c) for kind, c in av if kind is _C.LITERAL]
+        if len(chars) != len(av) or len(chars) > _MAX_CLASS:
+            raise _Unknown
+        return {(c, True) for c in chars}
+    if op in (_C.MAX_REPEAT, _C.MIN_REPEAT):
+        low, high, inner = av
+        if low == 0 and high == 1:
+            return {("", True)} | _sequence(inner)
+        raise _Unknown
+    if op in (_C.ASSERT, _C.ASSERT_NOT):
+        return {("", True)}  # zero-width: the match itself checks it
+    raise _Unknown
+
+
+@functools.cache
+def leads(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """The literal strings every match of `pattern` starts with, or None when there is no such
+    short list (or one literal, which `re` already searches for fast by itself)."""
+    if pattern.flags & (re.IGNORECASE | re.VERBOSE | re.MULTILINE | re.DOTALL) or not isinstance(
+        pattern.pattern, str
+    ):
+        return None
+    try:
+        openings = _sequence(_sre_parse.parse(pattern.pattern, pattern.flags))
+    except (_Unknown, re.error, TypeError, ValueError):
+        return None
+    texts = {text for text, _ in openings}
+    if len(texts) < 2 or min(len(t) for t in texts) < _MIN_LEAD_CHARS:
+        return None
+    first, last = min(texts), max(texts)
+    shared = next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), None)
+    if (len(first) if shared is None else shared) >= _MIN_LEAD_CHARS + 1:
+        return None  # "last (?:week|month)": `re` searches for "last " by itself
+    if not any(t[0].islower() for t in texts):
+        # Capitals, digits and signs are rare in prose: `re` skips to them about as fast.
+        return None
+    # A lead that another lead starts with is covered by the shorter one's search.
+    kept = tuple(sorted(t for t in texts if not any(t != s and t.startswith(s) for s in texts)))
+    return kept
+
+
+def finditer(
+    pattern: re.Pattern[str], text: str, *, word_start: bool = False
+) -> Iterator[re.Match[str]]:
+    """What pattern.finditer(text) yields, trying the pattern only where a lead occurs. With
+    `word_start`, only matches that start a word (`_text.word_matches` keeps no others; a match
+    inside a word then never hides a later one, as it would in finditer)."""
+    starts = leads(pattern)
+    if starts is None:
+        for match in pattern.finditer(text):
+            if not word_start or _starts_word(text, match.start()):
+                yield match
+        return
+    found: set[int] = set()
+    for lead in starts:
+        pos = text.find(lead)
+        while pos != -1:
+            if not word_start or _starts_word(text, pos):
+                found.add(pos)
+            pos = text.find(lead, pos + 1)
+    last_end = 0
+    for pos in sorted(found):
+        if pos < last_end:
+            continue
+        found_here = pattern.match(text, pos)
+        if found_here is not None:
+            last_end = max(found_here.end(), pos + 1)
+            yield found_here
+
+
+def _starts_word(text: str, pos: int) -> bool:
+    return pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] == "_")

@@ -1,0 +1,130 @@
+"""_leads: alternations found from their literal openings must find exactly what `re` finds.
+
+The rules' speed on drafts where they fire rests on it (bench/bench_validator.py), and a wrong
+lead would silently drop findings, so the equivalence is checked on every pattern the rules use
+that has leads, over the corpus and over adversarial texts; the bad inputs run under a timeout.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from agents.reviewers.validator import _leads
+from agents.reviewers.validator._text import at_word_start, lower_same_length
+
+CORPUS = Path(__file__).resolve().parents[3] / "eval"
+MIB = 1024 * 1024
+
+
+def _rule_patterns() -> list[re.Pattern[str]]:
+    """Every compiled pattern held at module level by the validator's rule modules."""
+    import importlib
+
+    found: dict[str, re.Pattern[str]] = {}
+    for name in ("_experience", "_company", "_statistics", "_people", "_style", "_leaks"):
+        module = importlib.import_module(f"agents.reviewers.validator.{name}")
+        for value in vars(module).values():
+            items = value if isinstance(value, tuple) else (value,)
+            for item in items:
+                for part in item if isinstance(item, tuple) else (item,):
+                    pattern = getattr(part, "anchor", part)
+                    if isinstance(pattern, re.Pattern) and isinstance(pattern.pattern, str):
+                        found[pattern.pattern] = pattern
+    return list(found.values())
+
+
+PATTERNS = _rule_patterns()
+LED = [p for p in PATTERNS if _leads.leads(p) is not None]
+
+
+def _spans(matches: object) -> list[tuple[int, int]]:
+    return [m.span() for m in matches]  # type: ignore[attr-defined]
+
+
+def _texts() -> list[str]:
+    texts = [p.read_text("utf-8") for p in sorted((CORPUS / "dev").glob("*.md"))]
+    rng = random.Random(5)
+    words = [
+        "i",
+        "we",
+        "tested",
+        "tried",
+        "when",
+        "after",
+        "our",
+        "team",
+        "a",
+        "the",
+        "of",
+        "mine",
+        "told",
+        "me",
+        "last",
+        "week",
+    ]
+    texts.append(" ".join(rng.choice(words) for _ in range(5000)))
+    return [lower_same_length(t) for t in texts] + texts[:20]
+
+
+def test_many_rule_patterns_have_leads() -> None:
+    assert len(LED) >= 20  # the speed-up applies to the rules' slow alternations
+
+
+@pytest.mark.timeout(120)
+def test_same_matches_as_finditer_on_the_corpus() -> None:
+    for text in _texts():
+        for pattern in LED:
+            assert _spans(_leads.finditer(pattern, text)) == _spans(pattern.finditer(text))
+            expected = [m.span() for m in pattern.finditer(text) if at_word_start(text, m.start())]
+            assert _spans(_leads.finditer(pattern, text, word_start=True)) == expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "leads"),
+    [
+        (r"(?:tested|tried)(?![a-z])", ("teste", "tried")),
+        (r"(?<![a-z])(?:when|after) i", ("afte", "when")),
+        (r"(?:[Aa]n?|[Tt]he) report", ("A re", "An r", "The ", "a re", "an r", "the ")),
+        (r"last (?:week|month)", None),  # one literal opening: `re` already searches for it
+        (r"[A-Z][a-z]+ said", None),  # a class at the start: no literal opening
+        (r"(?:Sarah|John) Smith", None),  # capitals are rare in prose: `re` skips to them
+        (r"(?:a|b)x", ("ax", "bx")),
+        (r"(?:a|b)\w", None),  # openings too short to search for
+        (r"(?i)(?:tested|tried)", None),  # flags change what a literal matches
+        (r"\b(?:tested|tried)", None),  # a boundary first: not literal
+    ],
+)
+def test_leads_of_a_pattern(pattern: str, leads: tuple[str, ...] | None) -> None:
+    assert _leads.leads(re.compile(pattern)) == leads
+
+
+def test_later_match_inside_an_earlier_one_is_skipped_like_finditer() -> None:
+    pattern = re.compile(r"(?:ab|bc)c?")
+    for text in ("abc bc", "abcbc", "xbcab", ""):
+        assert _spans(_leads.finditer(pattern, text)) == _spans(pattern.finditer(text))
+
+
+BAD = {
+    "empty": "",
+    "whitespace": " \t\n" * 100_000,
+    "NUL": "tested\x00tried\x00" * 50_000,
+    "lone surrogates": "tri\ud800ed \udfff tested " * 20_000,
+    "binary-looking": bytes(random.Random(3).randrange(256) for _ in range(200_000)).decode(
+        "latin-1"
+    ),
+    "2 MiB of one lead": "test" * (MIB // 2),
+    "2 MiB of one char": "t" * (2 * MIB),
+    "nested brackets": "[" * 100_000 + "tested" + "]" * 100_000,
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_inputs(name: str) -> None:
+    text = BAD[name]
+    for pattern in LED:
+        assert _spans(_leads.finditer(pattern, text)) == _spans(pattern.finditer(text))
