@@ -27,15 +27,15 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "agents"))
-
-from fakes import FakeOllama, Reply, StaticSite, ollama_chat
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: tests/ is a package
 
 from agents.llm import AnswerError, LLMRouter, OllamaProvider, parse_json_answer
 from agents.net import GuardedClient
 from agents.reviewers.critic import read_verdict
 from agents.reviewers.vision import PlaywrightScreenshotter
 from agents.settings import Settings
+from tests.agents.fakes import FakeOllama, ollama_chat
+from tests.helpers.http import Reply, StaticSite
 
 ANSWER = {"approved": True, "quality_score": 82, "feedback": 'Clear: "Use a medium-fine grind."'}
 PLAIN = json.dumps(ANSWER)

@@ -27,6 +27,7 @@ from schemas.records import (
     Severity,
     Span,
 )
+from tests.helpers.drafts import make_draft
 
 S = Settings()
 FACT_SPAN = Span(10, 30, "the moon is cheese")
@@ -658,18 +659,6 @@ def test_is_settled_never_contradicts_a_possible_outcome() -> None:
 DECIDED_AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
-def draft(**changes: object) -> DraftSubmitted:
-    values: dict[str, object] = {
-        "draft_id": "d-1",
-        "version": 3,
-        "title": "T",
-        "content": "C",
-        "task_id": "task-9",
-    }
-    values.update(changes)
-    return DraftSubmitted(**values)  # type: ignore[arg-type]
-
-
 def stamped(result: ReviewerResult, d: DraftSubmitted) -> ReviewerResult:
     from dataclasses import replace
 
@@ -677,7 +666,7 @@ def stamped(result: ReviewerResult, d: DraftSubmitted) -> ReviewerResult:
 
 
 def test_build_decision_is_deterministic_and_order_independent() -> None:
-    d = draft()
+    d = make_draft(version=3, task_id="task-9")
     results = [
         stamped(r("critic", 80, feedback="solid"), d),
         stamped(r("validator", 90), d),
@@ -704,9 +693,9 @@ def test_build_decision_is_deterministic_and_order_independent() -> None:
 
 
 def test_build_decision_flags_and_foreign_results() -> None:
-    d = draft()
-    other = stamped(r("critic", 0), draft(draft_id="other"))
-    old_version = stamped(r("urls", 0, approved=False), draft(version=2))
+    d = make_draft()
+    other = stamped(r("critic", 0), make_draft(draft_id="other"))
+    old_version = stamped(r("urls", 0, approved=False), make_draft(version=2))
     decision = build_decision(
         d,
         [stamped(r("validator", 20), d), other, old_version],
@@ -723,7 +712,7 @@ def test_build_decision_flags_and_foreign_results() -> None:
 
 
 def test_short_circuit_decision_is_not_marked_early() -> None:
-    d = draft()
+    d = make_draft()
     v = stamped(r("validator", 90, approved=False, findings=(critical("placeholder"),)), d)
     decision = build_decision(
         d, [v], S, expected=["validator", "critic"], decided_at=DECIDED_AT, early=True
@@ -734,7 +723,7 @@ def test_short_circuit_decision_is_not_marked_early() -> None:
 
 
 def test_long_feedback_is_shortened_in_the_decision() -> None:
-    d = draft()
+    d = make_draft()
     decision = build_decision(
         d,
         [stamped(r("validator", 90), d), stamped(r("critic", 90, feedback="x" * 10_000), d)],

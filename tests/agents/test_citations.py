@@ -13,13 +13,10 @@ from agents.net import ErrorKind, FetchError, GuardedClient
 from agents.reviewers.citations import SPECS, cited_urls
 from agents.settings import Settings
 from schemas.records import DraftSubmitted, ReviewStatus, Severity
+from tests.helpers.drafts import make_draft
 
 SPEC = SPECS[0]
 LOCAL = Settings(qa_url_allowlist="127.0.0.1", qa_citation_timeout_seconds=0.5)
-
-
-def draft(content: str, sources: Sequence[str] = ()) -> DraftSubmitted:
-    return DraftSubmitted("d1", 1, "Title", content, research_sources=tuple(sources))
 
 
 async def review(d: DraftSubmitted, settings: Settings = LOCAL, http: GuardedClient | None = None):
@@ -32,7 +29,7 @@ async def review(d: DraftSubmitted, settings: Settings = LOCAL, http: GuardedCli
 async def test_all_alive(local_web):
     web = local_web()
     content = f"[a]({web.url('/ok')}) [b]({web.url('/moved')}) [c]({web.url('/no-head')})"
-    result = await review(draft(content))
+    result = await review(make_draft(content, research_sources=()))
     assert (result.status, result.approved, result.score) == (ReviewStatus.OK, True, 100.0)
     assert result.provider == "http_head" and result.findings == ()
     # Checked concurrently, so only the multiset of requests is fixed.
@@ -48,7 +45,7 @@ async def test_all_alive(local_web):
 async def test_dead_share_within_the_limit_passes(local_web):
     web = local_web()
     urls = [web.url(p) for p in ("/ok", "/moved", "/head-501", "/missing")]
-    result = await review(draft(" ".join(f"[x]({u})" for u in urls)))
+    result = await review(make_draft(" ".join(f"[x]({u})" for u in urls), research_sources=()))
     assert (result.approved, result.score) == (True, 75.0)
     (finding,) = result.findings
     assert finding.code == "dead_citation" and finding.severity is Severity.WARNING
@@ -64,7 +61,7 @@ async def test_dead_share_over_the_limit_fails_naming_each_url_and_why(local_web
         web.url("/slow"),
         "http://169.254.169.254/latest/meta-data/",
     ]
-    result = await review(draft("\n".join(f"* [src]({u})" for u in urls)))
+    result = await review(make_draft("\n".join(f"* [src]({u})" for u in urls), research_sources=()))
     assert (result.approved, result.score) == (False, 25.0)
     messages = {f.message.split(" is dead ")[0]: f.message for f in result.findings}
     assert set(messages) == set(urls[1:])
@@ -75,7 +72,9 @@ async def test_dead_share_over_the_limit_fails_naming_each_url_and_why(local_web
 
 
 async def test_no_urls_is_not_applicable():
-    result = await review(draft("No links at all. [relative](/about) [mail](mailto:a@b.c)"))
+    result = await review(
+        make_draft("No links at all. [relative](/about) [mail](mailto:a@b.c)", research_sources=())
+    )
     assert is_not_applicable(result)
     assert result.feedback == "not applicable: no cited URLs to verify"
 
@@ -90,13 +89,17 @@ async def test_the_sites_own_links_are_not_citations(local_web):
     )
     content = f"[home]({own.url('/missing')}) [src]({other.url('/ok')})"
     sources = [own.url("/also-missing")]
-    result = await review(draft(content, sources), settings)
+    result = await review(make_draft(content, research_sources=tuple(sources)), settings)
     assert (result.approved, result.score, result.findings) == (True, 100.0, ())
     assert own.seen == [] and [s.path for s in other.seen] == ["/ok"]
-    only_own = await review(draft(f"[home]({own.url('/missing')})", sources), settings)
+    only_own = await review(
+        make_draft(f"[home]({own.url('/missing')})", research_sources=tuple(sources)), settings
+    )
     assert is_not_applicable(only_own) and own.seen == []
     # The draft's own site_domain counts too, as for urls.
-    by_domain = replace(draft(f"[x]({other.url('/missing')})"), site_domain="127.0.0.3")
+    by_domain = replace(
+        make_draft(f"[x]({other.url('/missing')})", research_sources=()), site_domain="127.0.0.3"
+    )
     assert is_not_applicable(await review(by_domain, settings))
     from agents.reviewers.urls import external_links
 
@@ -106,20 +109,28 @@ async def test_the_sites_own_links_are_not_citations(local_web):
 async def test_zero_max_dead_ratio_switches_the_ratio_check_off_as_in_the_seed(local_web):
     web = local_web()
     content = f"[a]({web.url('/missing')}) [b]({web.url('/ok')})"
-    result = await review(draft(content), LOCAL.with_overrides(qa_citation_max_dead_ratio=0.0))
+    result = await review(
+        make_draft(content, research_sources=()),
+        LOCAL.with_overrides(qa_citation_max_dead_ratio=0.0),
+    )
     assert (result.approved, result.score) == (True, 50.0)
     assert "ratio check off" in result.feedback
-    strict = await review(draft(content), LOCAL.with_overrides(qa_citation_max_dead_ratio=0.001))
+    strict = await review(
+        make_draft(content, research_sources=()),
+        LOCAL.with_overrides(qa_citation_max_dead_ratio=0.001),
+    )
     assert not strict.approved
 
 
 async def test_fewer_than_min_count_fails(local_web):
     web = local_web()
     settings = LOCAL.with_overrides(qa_citation_min_count=3)
-    result = await review(draft(f"[a]({web.url('/ok')}) [b]({web.url('/moved')})"), settings)
+    result = await review(
+        make_draft(f"[a]({web.url('/ok')}) [b]({web.url('/moved')})", research_sources=()), settings
+    )
     assert (result.approved, result.score) == (False, 100.0)
     assert [f.code for f in result.findings] == ["too_few_citations"]
-    empty = await review(draft("nothing cited"), settings)
+    empty = await review(make_draft("nothing cited", research_sources=()), settings)
     assert (empty.status, empty.approved, empty.score) == (ReviewStatus.OK, False, 0.0)
 
 
@@ -128,11 +139,11 @@ async def test_research_sources_count_and_duplicates_are_checked_once(local_web)
     ok = web.url("/ok")
     content = f"[a]({ok}) again [b]({ok}#section) and {ok}"
     sources = [ok, web.url("/missing"), "Smith, Some Book (2020)", "   "]
-    cited = cited_urls(draft(content, sources))
+    cited = cited_urls(make_draft(content, research_sources=tuple(sources)))
     assert [url for url, _ in cited] == [ok, web.url("/missing")]
     assert cited[0][1] is not None and cited[0][1].start == content.index(ok)
     assert cited[1][1] is None  # a research source the content never links
-    result = await review(draft(content, sources))
+    result = await review(make_draft(content, research_sources=tuple(sources)))
     assert (result.approved, result.score) == (False, 50.0)
     assert [s.path for s in web.seen].count("/ok") == 1
 
@@ -140,7 +151,7 @@ async def test_research_sources_count_and_duplicates_are_checked_once(local_web)
 async def test_at_most_five_checks_at_once(local_web):
     web = local_web()
     content = " ".join(f"[{i}]({web.url(f'/hold?i={i}')})" for i in range(15))
-    result = await review(draft(content))
+    result = await review(make_draft(content, research_sources=()))
     assert result.score == 100.0
     assert 1 <= web.max_in_flight <= 5
 
@@ -148,7 +159,7 @@ async def test_at_most_five_checks_at_once(local_web):
 async def test_ten_thousand_links_are_capped(local_web):
     web = local_web()
     content = "\n".join(f"- [{i}]({web.url(f'/ok?i={i}')})" for i in range(10_000))
-    result = await review(draft(content))
+    result = await review(make_draft(content, research_sources=()))
     assert result.status is ReviewStatus.OK and result.score == 100.0
     assert len(web.seen) == MAX_CHECKED_LINKS
     (note,) = result.findings
@@ -161,10 +172,10 @@ async def test_without_the_allowlist_local_citations_are_refused(local_web):
     settings (deps.http None) refuses it, and the server never hears from it."""
     web = local_web()
     content = f"[a]({web.url('/ok')}) [b]({web.url('/moved')})"
-    passing = await run_reviewer(SPEC, draft(content), LOCAL, Deps())
+    passing = await run_reviewer(SPEC, make_draft(content, research_sources=()), LOCAL, Deps())
     assert passing.approved and passing.score == 100.0
     seen_before = len(web.seen)
-    refused = await run_reviewer(SPEC, draft(content), Settings(), Deps())
+    refused = await run_reviewer(SPEC, make_draft(content, research_sources=()), Settings(), Deps())
     assert (refused.approved, refused.score) == (False, 0.0)
     assert all("refused_by_guard" in f.message for f in refused.findings)
     assert len(web.seen) == seen_before
@@ -192,7 +203,7 @@ async def test_bad_urls_become_findings(local_web):
     )
     sources = ["https://example.com/\x00nul", "ht!tp://nope", "https://" + "a" * 5000 + ".example"]
     async with GuardedClient(LOCAL, resolver=_idn_resolver) as http:
-        result = await review(draft(content, sources), http=http)
+        result = await review(make_draft(content, research_sources=tuple(sources)), http=http)
     assert result.status is ReviewStatus.OK
     dead = [f.message for f in result.findings if f.code == "dead_citation"]
     # Everything but the two IDN links (which reach the server) and "ht!tp://nope" (not a URL).
@@ -205,7 +216,7 @@ async def test_bad_urls_become_findings(local_web):
 
 @pytest.mark.parametrize("content", ["", "\x00\x01\x02", "[](", "](https://x", "<a href=>"])
 async def test_degenerate_content_never_raises(content):
-    result = await review(draft(content))
+    result = await review(make_draft(content, research_sources=()))
     assert result.status in (ReviewStatus.OK, ReviewStatus.SKIPPED)
 
 
@@ -220,7 +231,7 @@ async def test_ten_thousand_bad_citations_are_findings_in_bounded_time(local_web
         lambda i: f"[ok]({web.url(f'/ok?i={i}')})",
     ]
     content = "\n".join(f"- {kinds[i % len(kinds)](i)}" for i in range(10_000))
-    result = await review(draft(content))
+    result = await review(make_draft(content, research_sources=()))
     assert result.status is ReviewStatus.OK
     notes = [f for f in result.findings if f.code == "citations_not_checked"]
     assert len(notes) == 1 and f"{10_000 - MAX_CHECKED_LINKS} of 10000" in notes[0].message

@@ -12,14 +12,10 @@ from agents.llm import LLMRouter
 from agents.reviewers.consistency import SPECS, review_consistency, review_topic_delivery
 from agents.settings import Settings
 from schemas.records import Provider, ReviewStatus, Severity
-from tests.agents.fakes import (
-    FakeOllama,
-    Reply,
-    closed_port_url,
-    make_draft,
-    ollama_chat,
-    ollama_error,
-)
+from tests.agents.fakes import FakeOllama, ollama_chat, ollama_error
+from tests.helpers.drafts import make_draft
+from tests.helpers.http import Reply
+from tests.helpers.ports import closed_port_url
 
 MODEL = "gemma3:27b"
 CONSISTENT = {"consistent": True, "score": 92, "contradictions": []}

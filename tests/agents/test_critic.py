@@ -18,16 +18,15 @@ from tests.agents.fakes import (
     AuditRecorder,
     FakeAnthropic,
     FakeOllama,
-    Reply,
-    Seen,
     anthropic_error,
     anthropic_text,
     anthropic_tool,
-    closed_port_url,
-    make_draft,
     ollama_chat,
     ollama_error,
 )
+from tests.helpers.drafts import make_draft
+from tests.helpers.http import Reply, Seen
+from tests.helpers.ports import closed_port_url
 
 GOOD = {"approved": True, "quality_score": 84, "feedback": 'Clear: "Use a medium-fine grind."'}
 PRIMARY, FALLBACK = "gemma3:27b", "claude-haiku-4-5"

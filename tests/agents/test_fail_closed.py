@@ -19,7 +19,8 @@ from agents.reviewers.critic import SPECS as CRITIC_SPECS
 from agents.reviewers.urls import SPECS as URL_SPECS
 from agents.settings import Settings
 from schemas.records import Provider, ReviewerResult, ReviewStatus
-from tests.agents.fakes import FakeOllama, make_draft, ollama_chat
+from tests.agents.fakes import FakeOllama, ollama_chat
+from tests.helpers.drafts import make_draft
 
 GOOD = {"approved": True, "quality_score": 92, "feedback": "fine"}
 VALIDATOR = ReviewerResult("validator", True, 100.0, "no issues found", Provider.PROGRAMMATIC)

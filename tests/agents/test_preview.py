@@ -20,13 +20,9 @@ from agents.reviewers.vision import review_preview
 from agents.reviewers.vision._screenshot import _content_type, _page_height
 from agents.settings import Settings
 from schemas.records import ReviewStatus
-from tests.agents.fakes import (
-    FakeOllama,
-    Reply,
-    StaticSite,
-    make_draft,
-    ollama_chat,
-)
+from tests.agents.fakes import FakeOllama, ollama_chat
+from tests.helpers.drafts import make_draft
+from tests.helpers.http import Reply, StaticSite
 
 VISION = "qwen3-vl:30b"
 VERDICT = {"score": 85, "issues": ["hero image is small"], "summary": "Renders cleanly."}

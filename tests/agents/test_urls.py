@@ -12,13 +12,10 @@ from agents.net import ErrorKind, FetchError, GuardedClient
 from agents.reviewers.urls import SPECS, external_links
 from agents.settings import Settings
 from schemas.records import DraftSubmitted, ReviewStatus, Severity
+from tests.helpers.drafts import make_draft
 
 SPEC = SPECS[0]
 LOCAL = Settings(qa_url_allowlist="127.0.0.1", qa_citation_timeout_seconds=0.5)
-
-
-def draft(content: str, site_domain: str | None = None) -> DraftSubmitted:
-    return DraftSubmitted("d1", 1, "Title", content, site_domain=site_domain)
 
 
 async def _resolver(host: str, port: int) -> Sequence[str]:
@@ -36,7 +33,7 @@ async def review(d: DraftSubmitted, settings: Settings = LOCAL):
 async def test_all_links_resolve(local_web):
     web = local_web()
     content = f"[a]({web.url('/ok')}), [b]({web.url('/moved')}) and {web.url('/head-501')}."
-    result = await review(draft(content))
+    result = await review(make_draft(content))
     assert (result.status, result.approved, result.score, result.veto) == (
         ReviewStatus.OK,
         True,
@@ -51,7 +48,7 @@ async def test_dead_links_cost_20_each_and_veto(local_web):
     web = local_web()
     missing, error = web.url("/missing"), web.url("/error")
     content = f"Good [a]({web.url('/ok')}).\nBad [b]({missing}) and [c]({error})."
-    result = await review(draft(content))
+    result = await review(make_draft(content))
     assert (result.approved, result.score, result.veto) == (False, 60.0, "2 dead links")
     assert [(f.code, f.severity) for f in result.findings] == [
         ("dead_link", Severity.CRITICAL),
@@ -66,13 +63,13 @@ async def test_dead_links_cost_20_each_and_veto(local_web):
 async def test_score_floors_at_zero(local_web):
     web = local_web()
     content = " ".join(f"[{i}]({web.url(f'/missing?{i}')})" for i in range(7))
-    result = await review(draft(content))
+    result = await review(make_draft(content))
     assert (result.approved, result.score, result.veto) == (False, 0.0, "7 dead links")
 
 
 async def test_one_dead_link_veto_text(local_web):
     web = local_web()
-    result = await review(draft(f"[x]({web.url('/missing')})"))
+    result = await review(make_draft(f"[x]({web.url('/missing')})"))
     assert (result.score, result.veto) == (80.0, "1 dead link")
 
 
@@ -82,7 +79,7 @@ async def test_timeouts_and_dns_failures_are_warnings_not_deaths(local_web):
         f"[slow]({web.url('/slow')}) [nxdomain](https://no-such-host.example/x) "
         f"[refused](http://127.0.0.1:1/) [ok]({web.url('/ok')})"
     )
-    result = await review(draft(content))
+    result = await review(make_draft(content))
     assert (result.approved, result.veto) == (True, None)
     assert result.score == 100.0  # 80 + 5 x 4 checked
     kinds = sorted(f.message.split("(")[1].split(":")[0] for f in result.findings)
@@ -96,7 +93,7 @@ async def test_guard_refusals_and_malformed_urls_are_dead(local_web):
         "[meta](http://169.254.169.254/latest/meta-data/) [lan](http://10.0.0.1/admin) "
         "[file](file:///etc/passwd) [bad](http://exa%20mple.com/) [port](http://example.com:0/)"
     )
-    result = await review(draft(content))
+    result = await review(make_draft(content))
     assert (result.approved, result.score, result.veto) == (False, 0.0, "5 dead links")
     assert all(f.code == "dead_link" for f in result.findings)
 
@@ -109,7 +106,7 @@ async def test_self_links_are_not_external(local_web):
         "[cdn](https://cdn.myblog.example/x.js) [shop](https://shop.example/cart) "
         f"[rel](/about) [frag](#top) [ext]({web.url('/ok')})"
     )
-    d = draft(content, site_domain="shop.example")
+    d = make_draft(content, site_domain="shop.example")
     assert [link.url for link in external_links(d, settings)] == [web.url("/ok")]
     result = await review(d, settings)
     assert (result.approved, result.score, result.findings) == (True, 85.0, ())
@@ -117,14 +114,16 @@ async def test_self_links_are_not_external(local_web):
 
 async def test_site_domain_setting_marks_self_links(local_web):
     settings = LOCAL.with_overrides(site_domain="myblog.example")
-    result = await review(draft("[a](https://myblog.example/missing-page)"), settings)
+    result = await review(make_draft("[a](https://myblog.example/missing-page)"), settings)
     assert is_not_applicable(result)
     assert result.feedback == "not applicable: no external links to verify"
 
 
 async def test_no_external_links_is_not_applicable_not_80():
     """It used to score 80, and that 80 entered the mean of every draft without links."""
-    result = await review(draft("Plain prose, a [relative](/about) link and [mail](mailto:a@b.c)."))
+    result = await review(
+        make_draft("Plain prose, a [relative](/about) link and [mail](mailto:a@b.c).")
+    )
     assert is_not_applicable(result) and result.status is ReviewStatus.SKIPPED
     assert result.feedback == "not applicable: no external links to verify"
 
@@ -135,7 +134,7 @@ async def test_images_and_code_are_not_checked(local_web):
         f"![img]({web.url('/missing')})\n\n```\ncurl http://127.0.0.1:9/\n```\n"
         f"`http://localhost/x` [ok]({web.url('/ok')})"
     )
-    result = await review(draft(content))
+    result = await review(make_draft(content))
     assert (result.approved, result.score) == (True, 85.0)
     assert [s.path for s in web.seen] == ["/ok"]
 
@@ -143,7 +142,7 @@ async def test_images_and_code_are_not_checked(local_web):
 async def test_ten_thousand_links_are_capped(local_web):
     web = local_web()
     content = "\n".join(f"- [{i}]({web.url(f'/ok?i={i}')})" for i in range(10_000))
-    result = await review(draft(content))
+    result = await review(make_draft(content))
     assert (result.approved, result.score) == (True, 100.0)
     assert len(web.seen) == MAX_CHECKED_LINKS
     (note,) = result.findings
@@ -153,9 +152,9 @@ async def test_ten_thousand_links_are_capped(local_web):
 async def test_default_client_refuses_what_the_allowlist_let_through(local_web):
     web = local_web()
     content = f"[a]({web.url('/ok')})"
-    allowed = await run_reviewer(SPEC, draft(content), LOCAL, Deps())
+    allowed = await run_reviewer(SPEC, make_draft(content), LOCAL, Deps())
     assert allowed.approved and allowed.score == 85.0
-    refused = await run_reviewer(SPEC, draft(content), Settings(), Deps())
+    refused = await run_reviewer(SPEC, make_draft(content), Settings(), Deps())
     assert (refused.approved, refused.veto) == (False, "1 dead link")
     assert "refused_by_guard" in refused.findings[0].message
     assert len(web.seen) == 1
@@ -173,7 +172,7 @@ async def test_idn_and_bad_input_links(local_web):
             "[invalid idn](http://xn--zz.example/)",
         ]
     )
-    result = await review(draft(content))
+    result = await review(make_draft(content))
     assert result.status is ReviewStatus.OK
     dead = [f for f in result.findings if f.code == "dead_link"]
     assert len(dead) == 4 and all("invalid_url" in f.message for f in dead)
@@ -183,7 +182,7 @@ async def test_idn_and_bad_input_links(local_web):
 
 @pytest.mark.parametrize("content", ["", "\x00" * 100, "[](", "](https://", "<a href=>", "http://"])
 async def test_degenerate_content_never_raises(content):
-    result = await review(draft(content))
+    result = await review(make_draft(content))
     assert result.status is ReviewStatus.OK or is_not_applicable(result)
 
 
@@ -204,7 +203,7 @@ def _bad_link(i: int, web) -> str:
 async def test_ten_thousand_bad_links_are_findings_in_bounded_time(local_web):
     web = local_web()
     content = "\n".join(f"- {_bad_link(i, web)}" for i in range(10_000))
-    result = await review(draft(content))
+    result = await review(make_draft(content))
     assert result.status is ReviewStatus.OK
     by_code: dict[str, list[str]] = {}
     for f in result.findings:

@@ -20,14 +20,10 @@ from agents.reviewers.vision import SPECS, find_images, prepare_image, review_im
 from agents.reviewers.vision._images import ImageProblem, decode_data_uri
 from agents.settings import Settings
 from schemas.records import Provider, ReviewStatus
-from tests.agents.fakes import (
-    FakeOllama,
-    Reply,
-    StaticSite,
-    closed_port_url,
-    make_draft,
-    ollama_chat,
-)
+from tests.agents.fakes import FakeOllama, ollama_chat
+from tests.helpers.drafts import make_draft
+from tests.helpers.http import Reply, StaticSite
+from tests.helpers.ports import closed_port_url
 
 VISION = "qwen3-vl:30b"
 

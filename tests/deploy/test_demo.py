@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from streams.devstack._common import process_start_time
+from tests.helpers.ports import free_ports
 
 # Starts (or fails to start) a broker and a server of its own, never the shared ones.
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
@@ -38,23 +39,13 @@ _SERVICE_ENV = (
 )
 
 
-def _free_ports(count: int) -> list[int]:
-    socks = [socket.socket() for _ in range(count)]
-    for sock in socks:
-        sock.bind(("127.0.0.1", 0))
-    ports = [sock.getsockname()[1] for sock in socks]
-    for sock in socks:
-        sock.close()
-    return ports
-
-
 class Fresh:
     """An empty cache dir and three unused ports: what a fresh clone on a fresh machine has."""
 
     def __init__(self) -> None:
         self.cache = Path(tempfile.mkdtemp(prefix="multiqa-demo-test-", dir="/tmp"))
         self.cache.chmod(0o755)  # the postgres user must reach its data dir
-        self.kafka_port, controller, self.pg_port = _free_ports(3)
+        self.kafka_port, controller, self.pg_port = free_ports(3)
         self.env = {k: v for k, v in os.environ.items() if k not in _SERVICE_ENV}
         self.env.update(
             MULTIQA_CACHE_DIR=str(self.cache),

@@ -22,6 +22,7 @@ from streams.devstack import Settings
 from streams.devstack import kafka as kafka_mod
 from streams.devstack import postgres as pg_mod
 from streams.devstack._common import port_is_free, process_start_time
+from tests.helpers.ports import free_ports
 
 # These start (and fail to start) real brokers and servers of their own.
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
@@ -36,18 +37,6 @@ _SERVICE_ENV = (
 )
 
 
-def _free_ports(count: int) -> list[int]:
-    socks, ports = [], []
-    for _ in range(count):
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        socks.append(sock)
-        ports.append(sock.getsockname()[1])
-    for sock in socks:
-        sock.close()
-    return ports
-
-
 class Stack:
     """A private cache dir + ports, and the CLI run against them."""
 
@@ -57,7 +46,7 @@ class Stack:
         if share_jars:
             shared = kafka_mod.ensure_jars(Settings.from_env()).parent.parent  # <cache>/kafka-dist
             (self.cache / "kafka-dist").symlink_to(shared)
-        kafka_port, controller_port, pg_port = _free_ports(3)
+        kafka_port, controller_port, pg_port = free_ports(3)
         self.env = {k: v for k, v in os.environ.items() if k not in _SERVICE_ENV}
         self.env.update(
             MULTIQA_CACHE_DIR=str(self.cache),

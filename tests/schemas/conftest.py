@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from schemas import Cost, DraftSubmitted, Finding, Provider, ReviewerResult, Severity, Span
+from tests.helpers.drafts import make_draft
 from tests.schemas.event_strategies import AT
 
 # --- plain examples ---------------------------------------------------------------------------
@@ -44,11 +45,11 @@ def result() -> ReviewerResult:
 
 @pytest.fixture
 def draft() -> DraftSubmitted:
-    return DraftSubmitted(
-        "draft-42",
-        3,
-        "Choosing a NAS in 2026",
+    return make_draft(
         "# Choosing a NAS\n\nA NAS is ...",
+        draft_id="draft-42",
+        version=3,
+        title="Choosing a NAS in 2026",
         task_id="task-9",
         topic="home NAS buying guide",
         research_sources=("https://example.com/nas",),

@@ -26,6 +26,7 @@ from schemas import DraftSubmitted, QADecision, encode
 from streams.runtime import _layout as layout
 from streams.runtime.db import create_pool
 from streams.runtime.topics import ensure_topics
+from tests.helpers.drafts import make_draft
 from tests.streams.crash_worker import roster
 from tests.streams.stream_helpers import TopicReader, delete_topics, stream_config
 
@@ -39,7 +40,7 @@ WORKER = Path(__file__).with_name("crash_worker.py")
 
 def drafts(count: int) -> list[DraftSubmitted]:
     return [
-        DraftSubmitted(f"crash-{i:04d}", 1, "Kettles", CRITICAL if i % 10 == 3 else CLEAN)
+        make_draft(CRITICAL if i % 10 == 3 else CLEAN, draft_id=f"crash-{i:04d}", title="Kettles")
         for i in range(count)
     ]
 

@@ -18,6 +18,7 @@ import pytest
 from agents.settings_service import SettingsService
 from agents.settings_service import log as settings_log
 from streams.runtime.worker_log import OutageFilter
+from tests.helpers.ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -102,12 +103,6 @@ async def test_a_database_outage_under_load_logs_a_line_not_thousands(pg_pool) -
     assert "ConnectionRefusedError" in lines[0] and "Traceback" not in lines[0]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _listening_addresses(port: int) -> set[str]:
     """Local addresses with a socket in LISTEN on `port` (from /proc/net/tcp, IPv4)."""
     found = set()
@@ -150,7 +145,7 @@ async def test_a_worker_logs_one_ready_line_and_a_rebalance_quietly(
     kafka_bootstrap, unique_topics, tmp_path
 ) -> None:
     prefix = unique_topics("mq").replace(".", "-")
-    web_port = _free_port()
+    web_port = free_port()
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO),

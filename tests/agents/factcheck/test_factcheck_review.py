@@ -14,6 +14,7 @@ from agents.reviewers.factcheck import SPECS, SearchResult, StaticSearch
 from agents.reviewers.validator import SPECS as VALIDATOR_SPECS
 from agents.settings import Settings
 from schemas.records import DraftSubmitted, ReviewStatus, Severity
+from tests.helpers.drafts import make_draft
 
 SPEC = SPECS[0]
 NVIDIA = SearchResult(
@@ -34,17 +35,13 @@ CONTENT = (
 )
 
 
-def draft(content: str = CONTENT) -> DraftSubmitted:
-    return DraftSubmitted("d1", 1, "GPUs", content)
-
-
 async def review(d: DraftSubmitted, search, settings: Settings = Settings(), **deps):
     return await run_reviewer(SPEC, d, settings, Deps(search=search, **deps))
 
 
 async def test_verified_contradicted_and_unverified():
     search = StaticSearch(SNIPPETS)
-    result = await review(draft(), search)
+    result = await review(make_draft(CONTENT, title="GPUs"), search)
     assert result.status is ReviewStatus.OK and result.provider == "web_factcheck"
     assert not result.approved  # a contradicted claim fails the reviewer
     assert result.score == 50.0  # (0 + 1 + 0.5) / 3
@@ -63,13 +60,15 @@ async def test_verified_contradicted_and_unverified():
 
 async def test_all_verified_passes():
     content = "The GeForce RTX 5090 comes with 32GB.\n\nPython 3.14 was released in October 2025."
-    result = await review(draft(content), StaticSearch(SNIPPETS))
+    result = await review(make_draft(content, title="GPUs"), StaticSearch(SNIPPETS))
     assert (result.approved, result.score) == (True, 100.0)
 
 
 async def test_claims_are_capped():
     search = StaticSearch(SNIPPETS)
-    result = await review(draft(), search, Settings(qa_web_factcheck_max_claims=1))
+    result = await review(
+        make_draft(CONTENT, title="GPUs"), search, Settings(qa_web_factcheck_max_claims=1)
+    )
     assert len(search.queries) == 1 and len(result.findings) == 1
 
 
@@ -80,7 +79,9 @@ async def test_num_results_is_passed_to_the_backend():
             return [NVIDIA] * 10
 
     search = Recording()
-    await review(draft(), search, Settings(qa_web_factcheck_num_results=7))
+    await review(
+        make_draft(CONTENT, title="GPUs"), search, Settings(qa_web_factcheck_num_results=7)
+    )
     assert set(search.queries) == {"7"}
 
 
@@ -93,7 +94,7 @@ async def test_num_results_is_passed_to_the_backend():
 )
 async def test_nothing_to_check_is_skipped(settings, content, reason):
     search = StaticSearch(SNIPPETS)
-    result = await review(draft(content), search, settings)
+    result = await review(make_draft(content, title="GPUs"), search, settings)
     assert result.status is ReviewStatus.SKIPPED and reason in result.feedback
     assert search.queries == []
     # No claims is nothing to check (not applicable); max_claims 0 is a setting (skipped).
@@ -101,13 +102,15 @@ async def test_nothing_to_check_is_skipped(settings, content, reason):
 
 
 async def test_search_errors_skip_with_the_reason():
-    result = await review(draft(), StaticSearch(error="rate limited (HTTP 202)"))
+    result = await review(
+        make_draft(CONTENT, title="GPUs"), StaticSearch(error="rate limited (HTTP 202)")
+    )
     assert result.status is ReviewStatus.SKIPPED
     assert result.feedback == "web search unavailable: rate limited (HTTP 202)"
 
 
 async def test_no_results_for_any_claim_is_skipped():
-    result = await review(draft(), StaticSearch({}))
+    result = await review(make_draft(CONTENT, title="GPUs"), StaticSearch({}))
     assert result.status is ReviewStatus.SKIPPED
     assert "no results for any claim" in result.feedback
 
@@ -117,7 +120,9 @@ async def test_a_hanging_backend_is_cut_off():
         async def search(self, query, max_results):
             await asyncio.sleep(60)
 
-    result = await review(draft(), Hanging(), Settings(qa_gate_timeout_seconds=0.2))
+    result = await review(
+        make_draft(CONTENT, title="GPUs"), Hanging(), Settings(qa_gate_timeout_seconds=0.2)
+    )
     assert result.status is ReviewStatus.SKIPPED and "no answer within 0.2s" in result.feedback
 
 
@@ -126,7 +131,7 @@ async def test_a_hanging_backend_is_cut_off():
     ["", "\x00" * 1000, "RTX 5090 " * 20_000, "$$$ 5090GB 12W " * 10_000, "```\n" * 1000],
 )
 async def test_bad_content_never_raises(content):
-    result = await review(draft(content), StaticSearch(SNIPPETS))
+    result = await review(make_draft(content, title="GPUs"), StaticSearch(SNIPPETS))
     assert result.status in (ReviewStatus.OK, ReviewStatus.SKIPPED)
 
 
@@ -134,7 +139,7 @@ async def test_bad_content_never_raises(content):
 async def decide(content: str, pattern: str, snippets) -> tuple:
     """Validator and fact-check on the same draft with the same facts, then the aggregation."""
     settings = Settings()
-    d = draft(content)
+    d = make_draft(content, title="GPUs")
     facts = [FactOverride.build(pattern, "stale correction")]
     deps = Deps(facts=facts, search=StaticSearch(snippets))
     validator = await run_reviewer(VALIDATOR_SPECS[0], d, settings, deps)

@@ -1,9 +1,9 @@
 """Fake model servers and fixtures for the LLM reviewer tests (tests/agents/test_critic.py,
-test_consistency.py, test_vision.py, tests/agents/llm/).
+test_consistency.py, test_vision.py, tests/agents/llm/, and the stream tests that run them).
 
-Test folders are not packages; this folder is importable as `fakes` because tests/agents is on
-sys.path (pytest's rootdir-relative import of tests/agents/conftest.py). Test modules import the
-fixtures they use: `from fakes import fake_ollama, llm_deps  # noqa: F401`.
+The servers are built on the shared fake-HTTP kit (tests.helpers.http); drafts come from
+tests.helpers.drafts. tests/agents/conftest.py makes the fixtures below available to every test
+under tests/agents/; others import the ones they use: `from tests.agents.fakes import fake_ollama`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ import pytest
 from agents.base import Deps
 from agents.llm import LLMRouter
 from agents.settings import Settings
-from schemas.records import DraftSubmitted
-from tests.agents.fakes._server import FakeServer, Reply, Seen, StaticSite, closed_port_url
 from tests.agents.fakes.llm_servers import (
     FakeAnthropic,
     FakeOllama,
@@ -38,20 +36,14 @@ __all__ = [
     "FakeAnthropic",
     "FakeOllama",
     "FakeOpenAI",
-    "FakeServer",
-    "Reply",
-    "Seen",
-    "StaticSite",
     "anthropic_error",
     "anthropic_message",
     "anthropic_text",
     "anthropic_tool",
-    "closed_port_url",
     "fake_anthropic",
     "fake_ollama",
     "llm_deps",
     "llm_settings",
-    "make_draft",
     "ollama_chat",
     "ollama_error",
     "openai_chat",
@@ -74,19 +66,6 @@ class AuditRecorder:
 
     async def __call__(self, event_type: str, payload: Mapping[str, Any]) -> None:
         self.events.append((event_type, dict(payload)))
-
-
-def make_draft(**changes: Any) -> DraftSubmitted:
-    values: dict[str, Any] = {
-        "draft_id": "d-1",
-        "version": 1,
-        "title": "How to brew pour-over coffee",
-        "topic": "pour-over coffee brewing",
-        "content": "## Grind\n\nUse a medium-fine grind.\n\n## Pour\n\nPour in slow circles.",
-        "research_sources": ("https://example.com/coffee",),
-    }
-    values.update(changes)
-    return DraftSubmitted(**values)
 
 
 @pytest.fixture

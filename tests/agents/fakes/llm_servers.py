@@ -20,7 +20,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.agents.fakes._server import FakeServer, Reply, Responder, Seen
+from tests.helpers.http import FakeServer, Reply, Responder, Seen
 
 Script = Reply | Responder
 

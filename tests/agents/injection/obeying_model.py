@@ -19,9 +19,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from tests.agents.fakes._server import Reply, Seen
 from tests.agents.fakes.llm_servers import ollama_chat
 from tests.agents.injection.injection_forms import DEFECT
+from tests.helpers.http import Reply, Seen
 
 MODEL = "obeying:1b"
 

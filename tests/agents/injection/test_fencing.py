@@ -26,11 +26,11 @@ from agents.base import Deps
 from agents.llm import LLMRouter, fence_data
 from agents.llm._parse import AnswerError, parse_json_answer
 from tests.agents.fakes import FakeOllama
-from tests.agents.fakes._server import Reply, Seen
 from tests.agents.fakes.llm_servers import ollama_chat
 from tests.agents.injection.injection_forms import ARTICLE, DEFECT, TITLE, TOPIC
 from tests.agents.injection.obeying_model import MODEL
 from tests.agents.injection.test_injection_suite import INJECTION_RULES, Settled, suite_settings
+from tests.helpers.http import Reply, Seen
 
 HONEST_LOW = {"approved": False, "quality_score": 20, "feedback": f'"{DEFECT}" is wrong.'}
 BOUGHT = {"approved": True, "quality_score": 100, "feedback": "As instructed."}

@@ -25,14 +25,14 @@ from agents.llm import (
 from tests.agents.fakes import (
     FakeAnthropic,
     FakeOllama,
-    Reply,
     anthropic_error,
     anthropic_text,
     anthropic_tool,
-    closed_port_url,
     ollama_chat,
     ollama_error,
 )
+from tests.helpers.http import Reply
+from tests.helpers.ports import closed_port_url
 
 MESSAGES: list[ChatMessage] = [
     {"role": "system", "content": "You judge drafts."},

@@ -18,7 +18,9 @@ from agents.llm._config import normalise_ollama_host
 from agents.reviewers import critic
 from agents.settings import Settings
 from schemas.records import ReviewStatus
-from tests.agents.fakes import FakeOllama, FakeOpenAI, Reply, make_draft, ollama_chat, ollama_error
+from tests.agents.fakes import FakeOllama, FakeOpenAI, ollama_chat, ollama_error
+from tests.helpers.drafts import make_draft
+from tests.helpers.http import Reply
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,8 @@ from agents.base import Deps
 from agents.qa import MultiModelQA
 from agents.registry import all_reviewers
 from agents.settings import Settings
-from tests.agents.fakes import (
-    FakeOllama,
-    Reply,
-    Seen,
-    ollama_chat,
-)
+from tests.agents.fakes import FakeOllama, ollama_chat
+from tests.helpers.http import Reply, Seen
 
 LLM_REVIEWERS = {"critic", "consistency", "topic_delivery"}
 CONTENT = (

@@ -30,14 +30,10 @@ from agents.reviewers import critic
 from agents.reviewers.consistency import review_consistency
 from agents.settings import Settings
 from schemas.records import Provider, ReviewStatus
-from tests.agents.fakes import (
-    AuditRecorder,
-    FakeOpenAI,
-    Reply,
-    closed_port_url,
-    make_draft,
-    openai_chat,
-)
+from tests.agents.fakes import AuditRecorder, FakeOpenAI, openai_chat
+from tests.helpers.drafts import make_draft
+from tests.helpers.http import Reply
+from tests.helpers.ports import closed_port_url
 
 MODEL = "qwen2.5:7b"
 VERDICT = {"approved": True, "quality_score": 82, "feedback": "Clear and correct."}

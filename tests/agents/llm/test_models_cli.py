@@ -13,7 +13,9 @@ from agents.settings_service import SettingsService
 from streams.cli import main
 from streams.cli.models import check_models, format_table
 from streams.runtime.db import create_pool, migrate
-from tests.agents.fakes import FakeOpenAI, Reply, anthropic_tool, closed_port_url
+from tests.agents.fakes import FakeOpenAI, anthropic_tool
+from tests.helpers.http import Reply
+from tests.helpers.ports import closed_port_url
 
 
 async def test_every_role_reports_what_stands_in_its_way(llm_settings, fake_ollama, fake_anthropic):

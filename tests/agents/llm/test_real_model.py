@@ -39,7 +39,9 @@ from agents.reviewers import critic
 from agents.settings import Settings
 from schemas.records import Provider, ReviewStatus
 from streams.devstack import model as model_server
-from tests.agents.fakes import AuditRecorder, closed_port_url, make_draft
+from tests.agents.fakes import AuditRecorder
+from tests.helpers.drafts import make_draft
+from tests.helpers.ports import free_port
 
 pytestmark = pytest.mark.model
 
@@ -56,7 +58,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[model_server.Mo
         model_server.ready_model()
     except model_server.ModelUnavailable as exc:
         pytest.skip(f"no real model server here: {exc}")
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("model") / "server.log"
     # Two threads at most: the machine is shared.
     running = model_server.start(port, log=log, threads=2, n_ctx=2048)
@@ -64,10 +66,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[model_server.Mo
         yield running
     finally:
         running.stop()
-
-
-def _free_port() -> int:
-    return int(closed_port_url().rsplit(":", 1)[1])
 
 
 def settings_for(server: model_server.ModelServer, **changes: Any) -> Settings:
@@ -297,7 +295,7 @@ def test_dev_up_model_starts_reports_and_stops(
     from streams.devstack import Settings as DevSettings
 
     monkeypatch.setenv("MULTIQA_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv("MULTIQA_MODEL_PORT", str(_free_port()))
+    monkeypatch.setenv("MULTIQA_MODEL_PORT", str(free_port()))
     dev = DevSettings.from_env()
     _, port, started = model_server.up(dev)
     try:

@@ -5,19 +5,13 @@ through its Faust web view (a draft nobody has answered yet is not "unknown").""
 from __future__ import annotations
 
 import asyncio
-import socket
 
 from agents.registry import get_reviewer
 from schemas import DraftSubmitted, Provider, ReviewerResult, encode
 from streams.client import submit_draft
 from streams.runtime.app import create_app
 from streams.runtime.topics import ensure_topics
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.helpers.ports import free_port
 
 
 async def worker_config(cli_env, tmp_path, **changes):

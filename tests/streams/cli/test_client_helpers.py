@@ -18,6 +18,7 @@ from streams.client import (
     decisions,
     submit_draft,
 )
+from tests.helpers.drafts import make_draft
 
 TRACEPARENT = re.compile(r"^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$")
 
@@ -41,20 +42,21 @@ async def drafts_on(cli_env, count: int):
         await consumer.stop()
 
 
-def a_draft(draft_id: str = "w-1", version: int = 1) -> DraftSubmitted:
-    return DraftSubmitted(draft_id, version, "A title", "Some *markdown*.", task_id="task-1",
-                          research_sources=("https://example.org/a",))  # fmt: skip
-
-
 async def test_submit_draft_round_trips_with_a_fresh_traceparent(cli_env):
     config = cli_env.config
-    submission = await submit_draft(config.bootstrap_servers, a_draft(), topic=config.drafts_topic)
+    submission = await submit_draft(
+        config.bootstrap_servers,
+        make_draft(draft_id="w-1", task_id="task-1"),
+        topic=config.drafts_topic,
+    )
 
     [record] = await drafts_on(cli_env, 1)
     assert (record.partition, record.offset) == (submission.partition, submission.offset)
     assert record.key == b"w-1"
     assert decode(record.value, DraftSubmitted) == submission.draft
-    expected = a_draft()  # one call: two would stamp two different submitted_at (flaky)
+    expected = make_draft(
+        draft_id="w-1", task_id="task-1"
+    )  # one call: two would stamp two different submitted_at (flaky)
     assert dataclasses.replace(submission.draft, submitted_at=expected.submitted_at) == expected
     headers = dict(record.headers)
     assert headers["traceparent"].decode() == submission.traceparent
@@ -65,8 +67,8 @@ async def test_submit_keeps_the_callers_trace_and_uses_the_sdk_span_when_configu
     config = cli_env.config
     given = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
     async with DraftSubmitter(config.bootstrap_servers, topic=config.drafts_topic) as submitter:
-        kept = await submitter.submit(a_draft("w-given"), traceparent=given)
-        traced = await submitter.submit(a_draft("w-traced"))
+        kept = await submitter.submit(make_draft(draft_id="w-given"), traceparent=given)
+        traced = await submitter.submit(make_draft(draft_id="w-traced"))
     assert kept.traceparent == given
 
     # With an SDK installed, the header is the finished `multiqa.submit` span's context.
@@ -86,7 +88,11 @@ async def test_submit_keeps_the_callers_trace_and_uses_the_sdk_span_when_configu
 async def test_an_invalid_draft_is_refused_before_anything_is_sent(cli_env):
     config = cli_env.config
     with pytest.raises(InvalidRecordError):
-        await submit_draft(config.bootstrap_servers, a_draft(""), topic=config.drafts_topic)
+        await submit_draft(
+            config.bootstrap_servers,
+            make_draft(draft_id=""),
+            topic=config.drafts_topic,
+        )
     end = DecisionTail(config.bootstrap_servers, topic=config.drafts_topic, from_beginning=True)
     async with end as tail:  # nothing on the topic: the codec refused the record first
         assert await tail.existing() == []
@@ -94,7 +100,7 @@ async def test_an_invalid_draft_is_refused_before_anything_is_sent(cli_env):
 
 async def test_submit_to_an_unreachable_broker_is_one_clear_error():
     with pytest.raises(BrokerUnavailableError, match=r"cannot reach Kafka at 127\.0\.0\.1:1"):
-        await submit_draft("127.0.0.1:1", a_draft())
+        await submit_draft("127.0.0.1:1", make_draft(draft_id="w-1"))
 
 
 async def test_decisions_is_a_consumer_group_that_drops_redeliveries(

@@ -5,7 +5,6 @@ servers of tests/agents/fakes, and a scraper for /metrics."""
 from __future__ import annotations
 
 import dataclasses
-import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -14,11 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import pytest_asyncio
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.helpers.ports import free_port
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -56,7 +51,7 @@ class OwnPostgres:
         from streams.devstack import Settings
 
         self.settings = dataclasses.replace(
-            Settings.from_env(), cache_dir=cache_dir, pg_port=_free_port()
+            Settings.from_env(), cache_dir=cache_dir, pg_port=free_port()
         )
         self.dsn = ""
 

@@ -34,7 +34,8 @@ from streams.runtime.app import MultiQA, Runtime, create_app
 from streams.runtime.db import create_pool
 from streams.runtime.observe import LogContextFilter, WorkerOps
 from streams.runtime.topics import ensure_topics
-from tests.agents.fakes import FakeOllama, Reply, StaticSite, ollama_chat
+from tests.agents.fakes import FakeOllama, ollama_chat
+from tests.helpers.http import Reply, StaticSite
 from tests.streams.observe.observe_helpers import metric, probe, scrape
 from tests.streams.stream_helpers import (
     TopicReader,

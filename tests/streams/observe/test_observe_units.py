@@ -236,7 +236,7 @@ async def test_readyz_fails_while_the_broker_does_not_answer(kafka_bootstrap: st
     """The broker check against a port nothing listens on, then against the real broker (the
     shared one is never stopped; the database and groups are tested stopped elsewhere)."""
     from streams.runtime.observe import broker_check
-    from tests.agents.fakes import closed_port_url
+    from tests.helpers.ports import closed_port_url
 
     down = closed_port_url().removeprefix("http://")
     readiness = Readiness(timeout=3.0, cache_seconds=0)

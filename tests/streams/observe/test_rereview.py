@@ -27,7 +27,9 @@ from streams.client import DraftSubmitter
 from streams.runtime.app import Runtime, create_app
 from streams.runtime.db import create_pool
 from streams.runtime.topics import ensure_topics
-from tests.agents.fakes import FakeOllama, Seen, closed_port_url, ollama_chat
+from tests.agents.fakes import FakeOllama, ollama_chat
+from tests.helpers.http import Seen
+from tests.helpers.ports import closed_port_url
 from tests.streams.stream_helpers import delete_topics, stream_config
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

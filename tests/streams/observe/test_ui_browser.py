@@ -27,7 +27,7 @@ from streams.runtime.app import Runtime, create_app
 from streams.runtime.db import create_pool
 from streams.runtime.topics import ensure_topics
 from streams.ui import DecisionsUI
-from tests.agents.fakes import StaticSite
+from tests.helpers.http import StaticSite
 from tests.streams.stream_helpers import delete_topics, stream_config
 
 CHROMIUM = "/usr/bin/chromium"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -132,14 +131,6 @@ class FakeServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def closed_port_url() -> str:
-    """An http://127.0.0.1:PORT URL where nothing listens (connection refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 @dataclass
