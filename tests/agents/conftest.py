@@ -8,15 +8,12 @@ allowlist can tell apart.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
-import http.server
 import ssl
-import threading
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from cryptography import x509
@@ -26,6 +23,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 # The LLM reviewers' fake servers and settings, as fixtures for every test under tests/agents/.
 from tests.agents.fakes import fake_anthropic, fake_ollama, llm_deps, llm_settings  # noqa: F401
+from tests.helpers.http import FakeServer, Reply, Seen
 
 
 # --- a test certificate authority -------------------------------------------------------------
@@ -118,117 +116,54 @@ def test_ca(tmp_path_factory: pytest.TempPathFactory) -> TestCA:
 
 # --- a local web server ------------------------------------------------------------------------
 @dataclass
-class Seen:
-    method: str
-    path: str
-    host_header: str
+class LocalWeb(FakeServer):
+    """Routes (on the shared kit, tests.helpers.http): /ok 200, /missing 404, /error 500,
+    /no-head (HEAD 405, GET 200), /head-501, /moved (301 to /ok), /redirect?to=URL (302 to URL),
+    /loop (302 to itself), /slow (answers after the test is over), /huge (endless body; HEAD 405
+    so the GET path is exercised), /bytes?n=N (N bytes, Content-Length), /stream?n=N (N bytes, no
+    Content-Length), /hold (200 after a short pause, counting how many requests are in flight at
+    once)."""
 
-
-@dataclass
-class LocalWeb:
-    """A real HTTP(S) server on `host`; `seen` records every request it answered."""
-
-    host: str
-    port: int
-    scheme: str
-    seen: list[Seen] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def url(self, path: str, *, host: str | None = None) -> str:
-        return f"{self.scheme}://{host or self.host}:{self.port}{path}"
-
-
-_STOP = threading.Event()
-
-
-class _Handler(http.server.BaseHTTPRequestHandler):
-    """Routes: /ok 200, /missing 404, /error 500, /no-head (HEAD 405, GET 200), /head-501,
-    /moved (301 to /ok), /redirect?to=URL (302 to URL), /loop (302 to itself), /slow (answers
-    after the test is over), /huge (endless body; HEAD 405 so the GET path is exercised),
-    /bytes?n=N (N bytes, Content-Length), /stream?n=N (N bytes, no Content-Length), /hold (200
-    after a short pause, counting how many requests are in flight at once)."""
-
-    protocol_version = "HTTP/1.1"
-    web: LocalWeb
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def do_HEAD(self) -> None:
-        self._route(head=True)
-
-    def do_GET(self) -> None:
-        self._route(head=False)
-
-    def _route(self, *, head: bool) -> None:
-        parts = urlsplit(self.path)
-        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-        self.web.seen.append(Seen(self.command, self.path, self.headers.get("Host", "")))
-        path = parts.path
-        if path == "/ok":
-            self._reply(200, b"hello", head=head)
-        elif path == "/missing":
-            self._reply(404, b"not here", head=head)
-        elif path == "/error":
-            self._reply(500, b"boom", head=head)
-        elif path == "/no-head":
-            self._reply(405 if head else 200, b"get only", head=head)
-        elif path == "/head-501":
-            self._reply(501 if head else 200, b"get only", head=head)
-        elif path == "/moved":
-            self._reply(301, b"", head=head, location="/ok")
-        elif path == "/redirect":
-            self._reply(302, b"", head=head, location=query["to"])
-        elif path == "/loop":
-            self._reply(302, b"", head=head, location="/loop")
-        elif path == "/slow":
-            deadline = time.monotonic() + 30
-            while not _STOP.is_set() and time.monotonic() < deadline:
-                time.sleep(0.02)
-            self._reply(200, b"late", head=head)
-        elif path == "/huge":
-            if head:
-                self._reply(405, b"", head=True)
-                return
-            self.send_response(200)
-            self.send_header("Content-Length", str(10**12))
-            self.end_headers()
-            try:
-                while not _STOP.is_set():
-                    self.wfile.write(b"x" * 65536)
-            except OSError:
-                pass  # the client hung up, which is the point
-            self.close_connection = True
-        elif path == "/hold":
-            with self.web.lock:
-                self.web.in_flight += 1
-                self.web.max_in_flight = max(self.web.max_in_flight, self.web.in_flight)
-            time.sleep(0.05)
-            with self.web.lock:
-                self.web.in_flight -= 1
-            self._reply(200, b"held", head=head)
-        elif path == "/bytes":
-            self._reply(200, b"b" * int(query["n"]), head=head)
-        elif path == "/stream":
-            self.send_response(200)
-            self.send_header("Connection", "close")
-            self.end_headers()
-            if not head:
-                self.wfile.write(b"s" * int(query["n"]))
-            self.close_connection = True
-        else:
-            self._reply(404, b"no route", head=head)
-
-    def _reply(self, status: int, body: bytes, *, head: bool, location: str | None = None) -> None:
-        self.send_response(status)
-        if location is not None:
-            self.send_header("Location", location)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if not head:
-            self.wfile.write(body)
+    def respond(self, seen: Seen) -> Reply:
+        head = seen.method == "HEAD"
+        text = "text/plain"
+        match seen.path:
+            case "/ok":
+                return Reply(200, b"hello", text)
+            case "/missing":
+                return Reply(404, b"not here", text)
+            case "/error":
+                return Reply(500, b"boom", text)
+            case "/no-head":
+                return Reply(405 if head else 200, b"get only", text)
+            case "/head-501":
+                return Reply(501 if head else 200, b"get only", text)
+            case "/moved":
+                return Reply(301, content_type=text, headers={"Location": "/ok"})
+            case "/redirect":
+                return Reply(302, content_type=text, headers={"Location": seen.query["to"]})
+            case "/loop":
+                return Reply(302, content_type=text, headers={"Location": "/loop"})
+            case "/slow":
+                return Reply(200, b"late", text, delay=30)
+            case "/huge":
+                return Reply(405, content_type=text) if head else Reply(200, endless=True)
+            case "/bytes":
+                return Reply(200, b"b" * int(seen.query["n"]), text)
+            case "/stream":
+                return Reply(200, b"s" * int(seen.query["n"]), text, until_close=True)
+            case "/hold":
+                with self._lock:
+                    self.in_flight += 1
+                    self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                self.closing.wait(0.05)
+                with self._lock:
+                    self.in_flight -= 1
+                return Reply(200, b"held", text)
+        return Reply(404, b"no route", text)
 
 
 WebFactory = Callable[..., LocalWeb]
@@ -238,25 +173,11 @@ WebFactory = Callable[..., LocalWeb]
 def local_web() -> Iterator[WebFactory]:
     """`local_web(host="127.0.0.1", tls=None, port=0)` starts a server (HTTPS when given an
     ssl.SSLContext) and returns its LocalWeb; all are stopped after the test."""
-    servers: list[http.server.ThreadingHTTPServer] = []
-    _STOP.clear()
+    with contextlib.ExitStack() as servers:
 
-    def start(
-        host: str = "127.0.0.1", tls: ssl.SSLContext | None = None, port: int = 0
-    ) -> LocalWeb:
-        web = LocalWeb(host, port, "https" if tls else "http")
-        handler = type("Handler", (_Handler,), {"web": web})
-        server = http.server.ThreadingHTTPServer((host, port), handler)
-        server.block_on_close = False
-        if tls is not None:
-            server.socket = tls.wrap_socket(server.socket, server_side=True)
-        web.port = server.server_address[1]
-        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
-        servers.append(server)
-        return web
+        def start(
+            host: str = "127.0.0.1", tls: ssl.SSLContext | None = None, port: int = 0
+        ) -> LocalWeb:
+            return servers.enter_context(LocalWeb(host, port, tls))
 
-    yield start
-    _STOP.set()
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+        yield start

@@ -28,7 +28,9 @@ async def review(d: DraftSubmitted, settings: Settings = LOCAL, http: GuardedCli
 
 async def test_all_alive(local_web):
     web = local_web()
-    content = f"[a]({web.url('/ok')}) [b]({web.url('/moved')}) [c]({web.url('/no-head')})"
+    content = (
+        f"[a]({web.url_for('/ok')}) [b]({web.url_for('/moved')}) [c]({web.url_for('/no-head')})"
+    )
     result = await review(make_draft(content, research_sources=()))
     assert (result.status, result.approved, result.score) == (ReviewStatus.OK, True, 100.0)
     assert result.provider == "http_head" and result.findings == ()
@@ -44,7 +46,7 @@ async def test_all_alive(local_web):
 
 async def test_dead_share_within_the_limit_passes(local_web):
     web = local_web()
-    urls = [web.url(p) for p in ("/ok", "/moved", "/head-501", "/missing")]
+    urls = [web.url_for(p) for p in ("/ok", "/moved", "/head-501", "/missing")]
     result = await review(make_draft(" ".join(f"[x]({u})" for u in urls), research_sources=()))
     assert (result.approved, result.score) == (True, 75.0)
     (finding,) = result.findings
@@ -56,9 +58,9 @@ async def test_dead_share_within_the_limit_passes(local_web):
 async def test_dead_share_over_the_limit_fails_naming_each_url_and_why(local_web):
     web = local_web()
     urls = [
-        web.url("/ok"),
-        web.url("/error"),
-        web.url("/slow"),
+        web.url_for("/ok"),
+        web.url_for("/error"),
+        web.url_for("/slow"),
         "http://169.254.169.254/latest/meta-data/",
     ]
     result = await review(make_draft("\n".join(f"* [src]({u})" for u in urls), research_sources=()))
@@ -87,18 +89,19 @@ async def test_the_sites_own_links_are_not_citations(local_web):
     settings = LOCAL.with_overrides(
         qa_url_allowlist="127.0.0.2,127.0.0.3", site_url=f"http://127.0.0.2:{own.port}/"
     )
-    content = f"[home]({own.url('/missing')}) [src]({other.url('/ok')})"
-    sources = [own.url("/also-missing")]
+    content = f"[home]({own.url_for('/missing')}) [src]({other.url_for('/ok')})"
+    sources = [own.url_for("/also-missing")]
     result = await review(make_draft(content, research_sources=tuple(sources)), settings)
     assert (result.approved, result.score, result.findings) == (True, 100.0, ())
     assert own.seen == [] and [s.path for s in other.seen] == ["/ok"]
     only_own = await review(
-        make_draft(f"[home]({own.url('/missing')})", research_sources=tuple(sources)), settings
+        make_draft(f"[home]({own.url_for('/missing')})", research_sources=tuple(sources)), settings
     )
     assert is_not_applicable(only_own) and own.seen == []
     # The draft's own site_domain counts too, as for urls.
     by_domain = replace(
-        make_draft(f"[x]({other.url('/missing')})", research_sources=()), site_domain="127.0.0.3"
+        make_draft(f"[x]({other.url_for('/missing')})", research_sources=()),
+        site_domain="127.0.0.3",
     )
     assert is_not_applicable(await review(by_domain, settings))
     from agents.reviewers.urls import external_links
@@ -108,7 +111,7 @@ async def test_the_sites_own_links_are_not_citations(local_web):
 
 async def test_zero_max_dead_ratio_switches_the_ratio_check_off_as_in_the_seed(local_web):
     web = local_web()
-    content = f"[a]({web.url('/missing')}) [b]({web.url('/ok')})"
+    content = f"[a]({web.url_for('/missing')}) [b]({web.url_for('/ok')})"
     result = await review(
         make_draft(content, research_sources=()),
         LOCAL.with_overrides(qa_citation_max_dead_ratio=0.0),
@@ -126,7 +129,8 @@ async def test_fewer_than_min_count_fails(local_web):
     web = local_web()
     settings = LOCAL.with_overrides(qa_citation_min_count=3)
     result = await review(
-        make_draft(f"[a]({web.url('/ok')}) [b]({web.url('/moved')})", research_sources=()), settings
+        make_draft(f"[a]({web.url_for('/ok')}) [b]({web.url_for('/moved')})", research_sources=()),
+        settings,
     )
     assert (result.approved, result.score) == (False, 100.0)
     assert [f.code for f in result.findings] == ["too_few_citations"]
@@ -136,11 +140,11 @@ async def test_fewer_than_min_count_fails(local_web):
 
 async def test_research_sources_count_and_duplicates_are_checked_once(local_web):
     web = local_web()
-    ok = web.url("/ok")
+    ok = web.url_for("/ok")
     content = f"[a]({ok}) again [b]({ok}#section) and {ok}"
-    sources = [ok, web.url("/missing"), "Smith, Some Book (2020)", "   "]
+    sources = [ok, web.url_for("/missing"), "Smith, Some Book (2020)", "   "]
     cited = cited_urls(make_draft(content, research_sources=tuple(sources)))
-    assert [url for url, _ in cited] == [ok, web.url("/missing")]
+    assert [url for url, _ in cited] == [ok, web.url_for("/missing")]
     assert cited[0][1] is not None and cited[0][1].start == content.index(ok)
     assert cited[1][1] is None  # a research source the content never links
     result = await review(make_draft(content, research_sources=tuple(sources)))
@@ -150,7 +154,7 @@ async def test_research_sources_count_and_duplicates_are_checked_once(local_web)
 
 async def test_at_most_five_checks_at_once(local_web):
     web = local_web()
-    content = " ".join(f"[{i}]({web.url(f'/hold?i={i}')})" for i in range(15))
+    content = " ".join(f"[{i}]({web.url_for(f'/hold?i={i}')})" for i in range(15))
     result = await review(make_draft(content, research_sources=()))
     assert result.score == 100.0
     assert 1 <= web.max_in_flight <= 5
@@ -158,7 +162,7 @@ async def test_at_most_five_checks_at_once(local_web):
 
 async def test_ten_thousand_links_are_capped(local_web):
     web = local_web()
-    content = "\n".join(f"- [{i}]({web.url(f'/ok?i={i}')})" for i in range(10_000))
+    content = "\n".join(f"- [{i}]({web.url_for(f'/ok?i={i}')})" for i in range(10_000))
     result = await review(make_draft(content, research_sources=()))
     assert result.status is ReviewStatus.OK and result.score == 100.0
     assert len(web.seen) == MAX_CHECKED_LINKS
@@ -171,7 +175,7 @@ async def test_without_the_allowlist_local_citations_are_refused(local_web):
     """The same draft that passes with 127.0.0.1 allowlisted; the default client built from
     settings (deps.http None) refuses it, and the server never hears from it."""
     web = local_web()
-    content = f"[a]({web.url('/ok')}) [b]({web.url('/moved')})"
+    content = f"[a]({web.url_for('/ok')}) [b]({web.url_for('/moved')})"
     passing = await run_reviewer(SPEC, make_draft(content, research_sources=()), LOCAL, Deps())
     assert passing.approved and passing.score == 100.0
     seen_before = len(web.seen)
@@ -224,11 +228,11 @@ async def test_degenerate_content_never_raises(content):
 async def test_ten_thousand_bad_citations_are_findings_in_bounded_time(local_web):
     web = local_web()
     kinds = [
-        lambda i: f"[slow]({web.url(f'/slow?i={i}')})",  # never answers within the timeout
+        lambda i: f"[slow]({web.url_for(f'/slow?i={i}')})",  # never answers within the timeout
         lambda i: f"[spaces](<https://exa mple.com/{i} x>)",
         lambda i: f"[ctrl](https://example.com/\x07{i})",
         lambda i: f"[malformed](http://[::1{i}/)",
-        lambda i: f"[ok]({web.url(f'/ok?i={i}')})",
+        lambda i: f"[ok]({web.url_for(f'/ok?i={i}')})",
     ]
     content = "\n".join(f"- {kinds[i % len(kinds)](i)}" for i in range(10_000))
     result = await review(make_draft(content, research_sources=()))

@@ -110,7 +110,7 @@ async def test_a_broken_allowlist_blocks_the_draft_it_cannot_check(local_web: An
     the error keeps the draft from approval."""
     web = local_web()
     broken = Settings(qa_url_allowlist="127.0.0.1,10.0.0.0/33")  # bypasses the write checks
-    draft = make_draft(content=f"See [the guide]({web.url('/missing')}).")
+    draft = make_draft(content=f"See [the guide]({web.url_for('/missing')}).")
     result = await run_reviewer(URL_SPECS[0], draft, broken, Deps())
     assert result.status is ReviewStatus.ERROR
     assert "qa_url_allowlist entry '10.0.0.0/33' is not a valid IP or CIDR" in result.feedback

@@ -32,7 +32,9 @@ async def review(d: DraftSubmitted, settings: Settings = LOCAL):
 
 async def test_all_links_resolve(local_web):
     web = local_web()
-    content = f"[a]({web.url('/ok')}), [b]({web.url('/moved')}) and {web.url('/head-501')}."
+    content = (
+        f"[a]({web.url_for('/ok')}), [b]({web.url_for('/moved')}) and {web.url_for('/head-501')}."
+    )
     result = await review(make_draft(content))
     assert (result.status, result.approved, result.score, result.veto) == (
         ReviewStatus.OK,
@@ -46,8 +48,8 @@ async def test_all_links_resolve(local_web):
 
 async def test_dead_links_cost_20_each_and_veto(local_web):
     web = local_web()
-    missing, error = web.url("/missing"), web.url("/error")
-    content = f"Good [a]({web.url('/ok')}).\nBad [b]({missing}) and [c]({error})."
+    missing, error = web.url_for("/missing"), web.url_for("/error")
+    content = f"Good [a]({web.url_for('/ok')}).\nBad [b]({missing}) and [c]({error})."
     result = await review(make_draft(content))
     assert (result.approved, result.score, result.veto) == (False, 60.0, "2 dead links")
     assert [(f.code, f.severity) for f in result.findings] == [
@@ -62,22 +64,22 @@ async def test_dead_links_cost_20_each_and_veto(local_web):
 
 async def test_score_floors_at_zero(local_web):
     web = local_web()
-    content = " ".join(f"[{i}]({web.url(f'/missing?{i}')})" for i in range(7))
+    content = " ".join(f"[{i}]({web.url_for(f'/missing?{i}')})" for i in range(7))
     result = await review(make_draft(content))
     assert (result.approved, result.score, result.veto) == (False, 0.0, "7 dead links")
 
 
 async def test_one_dead_link_veto_text(local_web):
     web = local_web()
-    result = await review(make_draft(f"[x]({web.url('/missing')})"))
+    result = await review(make_draft(f"[x]({web.url_for('/missing')})"))
     assert (result.score, result.veto) == (80.0, "1 dead link")
 
 
 async def test_timeouts_and_dns_failures_are_warnings_not_deaths(local_web):
     web = local_web()
     content = (
-        f"[slow]({web.url('/slow')}) [nxdomain](https://no-such-host.example/x) "
-        f"[refused](http://127.0.0.1:1/) [ok]({web.url('/ok')})"
+        f"[slow]({web.url_for('/slow')}) [nxdomain](https://no-such-host.example/x) "
+        f"[refused](http://127.0.0.1:1/) [ok]({web.url_for('/ok')})"
     )
     result = await review(make_draft(content))
     assert (result.approved, result.veto) == (True, None)
@@ -104,10 +106,10 @@ async def test_self_links_are_not_external(local_web):
     content = (
         "[home](https://myblog.example/) [post](http://www.myblog.example/p/1) "
         "[cdn](https://cdn.myblog.example/x.js) [shop](https://shop.example/cart) "
-        f"[rel](/about) [frag](#top) [ext]({web.url('/ok')})"
+        f"[rel](/about) [frag](#top) [ext]({web.url_for('/ok')})"
     )
     d = make_draft(content, site_domain="shop.example")
-    assert [link.url for link in external_links(d, settings)] == [web.url("/ok")]
+    assert [link.url for link in external_links(d, settings)] == [web.url_for("/ok")]
     result = await review(d, settings)
     assert (result.approved, result.score, result.findings) == (True, 85.0, ())
 
@@ -131,8 +133,8 @@ async def test_no_external_links_is_not_applicable_not_80():
 async def test_images_and_code_are_not_checked(local_web):
     web = local_web()
     content = (
-        f"![img]({web.url('/missing')})\n\n```\ncurl http://127.0.0.1:9/\n```\n"
-        f"`http://localhost/x` [ok]({web.url('/ok')})"
+        f"![img]({web.url_for('/missing')})\n\n```\ncurl http://127.0.0.1:9/\n```\n"
+        f"`http://localhost/x` [ok]({web.url_for('/ok')})"
     )
     result = await review(make_draft(content))
     assert (result.approved, result.score) == (True, 85.0)
@@ -141,7 +143,7 @@ async def test_images_and_code_are_not_checked(local_web):
 
 async def test_ten_thousand_links_are_capped(local_web):
     web = local_web()
-    content = "\n".join(f"- [{i}]({web.url(f'/ok?i={i}')})" for i in range(10_000))
+    content = "\n".join(f"- [{i}]({web.url_for(f'/ok?i={i}')})" for i in range(10_000))
     result = await review(make_draft(content))
     assert (result.approved, result.score) == (True, 100.0)
     assert len(web.seen) == MAX_CHECKED_LINKS
@@ -151,7 +153,7 @@ async def test_ten_thousand_links_are_capped(local_web):
 
 async def test_default_client_refuses_what_the_allowlist_let_through(local_web):
     web = local_web()
-    content = f"[a]({web.url('/ok')})"
+    content = f"[a]({web.url_for('/ok')})"
     allowed = await run_reviewer(SPEC, make_draft(content), LOCAL, Deps())
     assert allowed.approved and allowed.score == 85.0
     refused = await run_reviewer(SPEC, make_draft(content), Settings(), Deps())
@@ -189,12 +191,12 @@ async def test_degenerate_content_never_raises(content):
 def _bad_link(i: int, web) -> str:
     """One of the issue's bad links, distinct per i so de-duplication keeps them all."""
     kinds = [
-        f"[slow]({web.url(f'/slow?i={i}')})",  # never answers within the timeout
+        f"[slow]({web.url_for(f'/slow?i={i}')})",  # never answers within the timeout
         f"[spaces](<https://exa mple.com/{i} x>)",
         f"[ctrl](https://example.com/\x07{i})",
         f"[idn](http://bücher{i}.example/)",  # IDN host that does not resolve
         f"[malformed](http://[::1{i}/)",
-        f"[ok]({web.url(f'/ok?i={i}')})",
+        f"[ok]({web.url_for(f'/ok?i={i}')})",
     ]
     return kinds[i % len(kinds)]
 

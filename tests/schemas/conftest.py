@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import http.server
 import json
 import re
-import threading
 import urllib.parse
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import pytest
 
 from schemas import Cost, DraftSubmitted, Finding, Provider, ReviewerResult, Severity, Span
 from tests.helpers.drafts import make_draft
+from tests.helpers.http import FakeServer, Reply, Seen
 from tests.schemas.event_strategies import AT
 
 # --- plain examples ---------------------------------------------------------------------------
@@ -61,17 +61,21 @@ def draft() -> DraftSubmitted:
 # --- a Confluent-compatible schema registry on 127.0.0.1 ----------------------------------------
 
 
-class FakeRegistry:
-    """The two calls of the Confluent Schema Registry REST API the codec uses, over real HTTP:
-    POST /subjects/{subject}/versions and GET /schemas/ids/{id}, with the registry's content type
-    and error bodies. Set `fail_with` to answer every request with that status."""
+@dataclass
+class FakeRegistry(FakeServer):
+    """The two calls of the Confluent Schema Registry REST API the codec uses, over real HTTP (the
+    shared kit, tests.helpers.http): POST /subjects/{subject}/versions and GET /schemas/ids/{id},
+    with the registry's content type and error bodies. Set `fail_with` to answer every request
+    with that status."""
 
-    def __init__(self) -> None:
-        self.schemas: dict[int, str] = {}
-        self.subjects: dict[str, list[int]] = {}
-        self.requests: list[tuple[str, str]] = []
-        self.fail_with: int | None = None
-        self.url = ""
+    schemas: dict[int, str] = field(default_factory=dict)
+    subjects: dict[str, list[int]] = field(default_factory=dict)
+    fail_with: int | None = None
+
+    @property
+    def requests(self) -> list[tuple[str, str]]:
+        with self._lock:
+            return [(s.method, s.path) for s in self.seen]
 
     def register(self, subject: str, schema: str) -> int:
         for schema_id, text in self.schemas.items():
@@ -85,51 +89,27 @@ class FakeRegistry:
             versions.append(schema_id)
         return schema_id
 
+    def respond(self, seen: Seen) -> Reply:
+        if self.fail_with:
+            return _answer(self.fail_with, {"error_code": 50001, "message": "boom"})
+        if seen.method == "POST":
+            body = json.loads(seen.body or b"{}")
+            match = re.fullmatch(r"/subjects/([^/]+)/versions", seen.path)
+            if match is None or not isinstance(body.get("schema"), str):
+                return _answer(422, {"error_code": 42201, "message": "Invalid schema"})
+            subject = urllib.parse.unquote(match[1])
+            return _answer(200, {"id": self.register(subject, body["schema"])})
+        match = re.fullmatch(r"/schemas/ids/(\d+)", seen.path)
+        if match is None or int(match[1]) not in self.schemas:
+            return _answer(404, {"error_code": 40403, "message": "Schema not found"})
+        return _answer(200, {"schema": self.schemas[int(match[1])]})
+
+
+def _answer(status: int, body: object) -> Reply:
+    return Reply.json(body, status, content_type="application/vnd.schemaregistry.v1+json")
+
 
 @pytest.fixture
 def registry() -> Iterator[FakeRegistry]:
-    fake = FakeRegistry()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def _answer(self, status: int, body: object) -> None:
-            payload = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/vnd.schemaregistry.v1+json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def do_POST(self) -> None:
-            fake.requests.append(("POST", self.path))
-            length = int(self.headers.get("Content-Length", "0"))
-            body = json.loads(self.rfile.read(length) or b"{}")
-            if fake.fail_with:
-                return self._answer(fake.fail_with, {"error_code": 50001, "message": "boom"})
-            match = re.fullmatch(r"/subjects/([^/]+)/versions", self.path)
-            if match is None or not isinstance(body.get("schema"), str):
-                return self._answer(422, {"error_code": 42201, "message": "Invalid schema"})
-            subject = urllib.parse.unquote(match[1])
-            return self._answer(200, {"id": fake.register(subject, body["schema"])})
-
-        def do_GET(self) -> None:
-            fake.requests.append(("GET", self.path))
-            if fake.fail_with:
-                return self._answer(fake.fail_with, {"error_code": 50001, "message": "boom"})
-            match = re.fullmatch(r"/schemas/ids/(\d+)", self.path)
-            if match is None or int(match[1]) not in fake.schemas:
-                return self._answer(404, {"error_code": 40403, "message": "Schema not found"})
-            return self._answer(200, {"schema": fake.schemas[int(match[1])]})
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    fake.url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with FakeRegistry() as fake:
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)

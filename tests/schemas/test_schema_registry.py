@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from schemas import (
     encode,
 )
 from schemas._schemas import load_dir
+from tests.helpers.ports import closed_port_url
 
 
 def test_encode_registers_once_and_frames_with_the_id(
@@ -108,9 +108,6 @@ def test_registry_failures_are_not_codec_errors(registry: Any, result: ReviewerR
             codec.encode(result)
     assert not isinstance(on_decode.value, CodecError)
 
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]
-    down = SchemaRegistry(f"http://127.0.0.1:{closed}", timeout=2)
+    down = SchemaRegistry(closed_port_url(), timeout=2)
     with down, pytest.raises(SchemaRegistryError, match="unreachable"):
         Codec(registry=down).decode(payload)

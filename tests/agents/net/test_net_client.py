@@ -16,15 +16,19 @@ async def http():
 
 async def test_alive_url_is_checked_with_head_only(http, local_web):
     web = local_web()
-    check = await http.head_or_get(web.url("/ok"))
-    assert (check.error_kind, check.status, check.final_url) == (ErrorKind.OK, 200, web.url("/ok"))
+    check = await http.head_or_get(web.url_for("/ok"))
+    assert (check.error_kind, check.status, check.final_url) == (
+        ErrorKind.OK,
+        200,
+        web.url_for("/ok"),
+    )
     assert [s.method for s in web.seen] == ["HEAD"]
 
 
 @pytest.mark.parametrize(("path", "status"), [("/missing", 404), ("/error", 500)])
 async def test_error_status_is_an_http_error(http, local_web, path, status):
     web = local_web()
-    check = await http.head_or_get(web.url(path))
+    check = await http.head_or_get(web.url_for(path))
     assert (check.error_kind, check.status, check.detail) == (
         ErrorKind.HTTP_ERROR,
         status,
@@ -35,23 +39,23 @@ async def test_error_status_is_an_http_error(http, local_web, path, status):
 @pytest.mark.parametrize("path", ["/no-head", "/head-501"])
 async def test_head_refused_falls_back_to_get(http, local_web, path):
     web = local_web()
-    check = await http.head_or_get(web.url(path))
+    check = await http.head_or_get(web.url_for(path))
     assert check.ok and check.status == 200
     assert [s.method for s in web.seen] == ["HEAD", "GET"]
 
 
 async def test_redirect_is_followed_and_reported(http, local_web):
     web = local_web()
-    check = await http.head_or_get(web.url("/moved"))
+    check = await http.head_or_get(web.url_for("/moved"))
     assert check.ok and check.status == 200
-    assert check.final_url == web.url("/ok")
+    assert check.final_url == web.url_for("/ok")
     assert [s.path for s in web.seen] == ["/moved", "/ok"]
 
 
 async def test_redirect_loop_stops_at_the_hop_limit(local_web):
     web = local_web()
     async with GuardedClient(settings("127.0.0.1", qa_fetch_max_redirects=3)) as http:
-        check = await http.head_or_get(web.url("/loop"))
+        check = await http.head_or_get(web.url_for("/loop"))
     assert check.error_kind is ErrorKind.HTTP_ERROR
     assert "more than 3 redirects" in check.detail
     assert len(web.seen) == 4  # the first request and three followed hops
@@ -60,9 +64,9 @@ async def test_redirect_loop_stops_at_the_hop_limit(local_web):
 async def test_slow_server_times_out(local_web):
     web = local_web()
     async with GuardedClient(settings("127.0.0.1", qa_citation_timeout_seconds=0.3)) as http:
-        check = await http.head_or_get(web.url("/slow"))
+        check = await http.head_or_get(web.url_for("/slow"))
         with pytest.raises(FetchError) as raised:
-            await http.fetch_bytes(web.url("/slow"), 100)
+            await http.fetch_bytes(web.url_for("/slow"), 100)
     assert check.error_kind is ErrorKind.TIMEOUT
     assert raised.value.kind is ErrorKind.TIMEOUT
 
@@ -71,7 +75,7 @@ async def test_endless_body_is_not_read_to_the_end(http, local_web):
     """/huge streams forever: the check can only finish if it stops reading after a few KB
     (otherwise it would run into the time budget and report a timeout)."""
     web = local_web()
-    check = await http.head_or_get(web.url("/huge"))
+    check = await http.head_or_get(web.url_for("/huge"))
     assert check.ok and check.status == 200
     assert [s.method for s in web.seen] == ["HEAD", "GET"]
 
@@ -84,22 +88,22 @@ async def test_probe_reads_at_most_a_few_kb():
 
 async def test_fetch_bytes_returns_the_body(http, local_web):
     web = local_web()
-    assert await http.fetch_bytes(web.url("/bytes?n=1000"), 5000) == b"b" * 1000
-    assert await http.fetch_bytes(web.url("/moved"), 5000) == b"hello"
+    assert await http.fetch_bytes(web.url_for("/bytes?n=1000"), 5000) == b"b" * 1000
+    assert await http.fetch_bytes(web.url_for("/moved"), 5000) == b"hello"
 
 
 @pytest.mark.parametrize("path", ["/bytes?n=10000", "/stream?n=10000", "/huge"])
 async def test_fetch_bytes_refuses_bodies_over_the_limit(http, local_web, path):
     web = local_web()
     with pytest.raises(FetchError) as raised:
-        await http.fetch_bytes(web.url(path), 5000)
+        await http.fetch_bytes(web.url_for(path), 5000)
     assert raised.value.kind is ErrorKind.TOO_LARGE
 
 
 async def test_fetch_bytes_reports_http_errors(http, local_web):
     web = local_web()
     with pytest.raises(FetchError) as raised:
-        await http.fetch_bytes(web.url("/missing"), 5000)
+        await http.fetch_bytes(web.url_for("/missing"), 5000)
     assert (raised.value.kind, raised.value.status) == (ErrorKind.HTTP_ERROR, 404)
 
 
@@ -144,7 +148,7 @@ async def test_allowlisted_name_may_resolve_to_an_internal_address(local_web, dn
 
 async def test_check_many_keeps_order_and_limits_concurrency(http, local_web):
     web = local_web()
-    urls = [web.url(f"/hold?i={i}") for i in range(12)] + [web.url("/missing")]
+    urls = [web.url_for(f"/hold?i={i}") for i in range(12)] + [web.url_for("/missing")]
     checks = await http.check_many(urls, concurrency=3)
     assert [c.url for c in checks] == urls
     assert [c.ok for c in checks] == [True] * 12 + [False]

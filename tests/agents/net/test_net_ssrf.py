@@ -81,7 +81,7 @@ async def test_bypass_attempt_is_refused(local_web, name, template):
 async def test_refused_urls_reach_the_server_once_allowlisted(local_web):
     """The refusals above are the guard's doing: allowlisting 127.0.0.1 lets the same URL in."""
     web = local_web("127.0.0.1")
-    url = web.url("/ok")
+    url = web.url_for("/ok")
     async with GuardedClient(settings()) as http:
         assert (await http.head_or_get(url)).error_kind is ErrorKind.REFUSED_BY_GUARD
     assert web.seen == []
@@ -108,7 +108,7 @@ async def test_redirect_from_allowlisted_host_to_loopback_is_refused(local_web):
     """127.0.0.2 is allowlisted; it redirects to 127.0.0.1, which is not."""
     target = local_web("127.0.0.1")
     hop = local_web("127.0.0.2")
-    url = hop.url(f"/redirect?to={target.url('/ok')}")
+    url = hop.url_for(f"/redirect?to={target.url_for('/ok')}")
     async with GuardedClient(settings("127.0.0.2")) as http:
         check = await http.head_or_get(url)
         with pytest.raises(URLRefused, match="redirect to"):
@@ -123,8 +123,8 @@ async def test_redirect_chain_of_allowlisted_hosts_ending_on_loopback_is_refused
     target = local_web("127.0.0.1")
     second = local_web("127.0.0.3")
     first = local_web("127.0.0.2")
-    via = second.url(f"/redirect?to={target.url('/ok')}")
-    url = first.url(f"/redirect?to={via}")
+    via = second.url_for(f"/redirect?to={target.url_for('/ok')}")
+    url = first.url_for(f"/redirect?to={via}")
     async with GuardedClient(settings("127.0.0.2,127.0.0.3")) as http:
         check = await http.head_or_get(url)
     assert check.error_kind is ErrorKind.REFUSED_BY_GUARD
@@ -145,7 +145,7 @@ async def test_redirect_chain_of_allowlisted_hosts_ending_on_loopback_is_refused
 async def test_redirect_to_any_refused_form_is_refused(local_web, location):
     target = local_web("127.0.0.1")
     hop = local_web("127.0.0.2")
-    url = hop.url("/redirect?to=" + location.format(p=target.port))
+    url = hop.url_for("/redirect?to=" + location.format(p=target.port))
     async with GuardedClient(settings("127.0.0.2")) as http:
         check = await http.head_or_get(url)
     assert check.error_kind is ErrorKind.REFUSED_BY_GUARD

@@ -188,37 +188,24 @@ async def test_a_refused_redirect_leaves_no_url_in_the_fetch_span() -> None:
     whole target>: ...") out of the span, which OpenTelemetry recorded as an exception event
     (message and traceback) and as the status text: the untrusted link, query and all, exported
     uncut. The span now says the outcome itself and records no exception."""
-    from aiohttp import web
-
     from agents.net import GuardedClient, URLRefused
     from agents.settings import Settings
+    from tests.helpers.http import Reply, StaticSite
     from tests.streams.stream_helpers import span_exporter
 
     exporter = span_exporter()
-
-    async def redirect(request: web.Request) -> web.Response:
-        raise web.HTTPFound("http://10.0.0.5/p?token=s3cr3t-target")
-
-    app = web.Application()
-    app.router.add_get("/r", redirect)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]
-    link = f"http://127.0.0.1:{port}/r?q=s3cr3t-link"
-    try:
+    target = {"Location": "http://10.0.0.5/p?token=s3cr3t-target"}
+    with StaticSite(pages={"/r": Reply(302, headers=target)}) as site:
+        link = f"{site.url}/r?q=s3cr3t-link"
         async with GuardedClient(Settings(qa_url_allowlist="127.0.0.1")) as http:
             with pytest.raises(URLRefused, match="s3cr3t-target"):  # the caller still sees why
                 await http.fetch_bytes(link, 100)
             check = await http.head_or_get(link)
-    finally:
-        await runner.cleanup()
     assert not check.ok
     spans = [
         s
         for s in exporter.get_finished_spans()
-        if s.name.startswith("multiqa.http") and s.attributes.get("server.port") == port
+        if s.name.startswith("multiqa.http") and s.attributes.get("server.port") == site.port
     ]
     assert {s.name for s in spans} == {"multiqa.http fetch", "multiqa.http check"}
     for span in spans:
