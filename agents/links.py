@@ -5,7 +5,8 @@ What counts as a link is what a reader can click or a page will load: inline lin
 (`[text](url "title")`, `![alt](url)`), reference definitions (`[id]: url`), autolinks
 (`<https://...>`), HTML `href`/`src` attributes and bare `https://` URLs. URLs inside fenced code,
 inline code and HTML comments are examples, not links (a tutorial's `curl http://localhost:8080`
-is not a dead link), so they are masked out first.
+is not a dead link), so they are masked out first (agents.markdown: the validator's definition
+of code too).
 
 Every pattern here is linear in the input (no nested unbounded repetition), because drafts are
 untrusted and may be megabytes of adversarial text.
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
+from agents.markdown import mask_code_and_comments
 from schemas.records import Span
 
 MAX_URL_CHARS = 4096
@@ -56,57 +58,6 @@ class Link:
         return Span(self.start, self.end, self.url)
 
 
-# --- masking -----------------------------------------------------------------------------------
-_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(?<!`)(`{1,3})(?!`)[^\n]{0,2000}?(?<!`)\1(?!`)")
-
-
-def mask_code(markdown: str) -> str:
-    """`markdown` with fenced code blocks, inline code spans and HTML comments replaced by spaces.
-    Same length and same line breaks, so offsets into the result are offsets into the input."""
-    chars = list(markdown)
-
-    def blank(start: int, end: int) -> None:
-        for i in range(start, end):
-            if chars[i] != "\n":
-                chars[i] = " "
-
-    # Fenced blocks, line by line; an unclosed fence runs to the end (as CommonMark says).
-    offset = 0
-    fence: str | None = None
-    fence_start = 0
-    for line in markdown.splitlines(keepends=True):
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                fence, fence_start = match.group(1), offset
-        elif (
-            match
-            and match.group(1)[0] == fence[0]
-            and len(match.group(1)) >= len(fence)
-            and not line[match.end() :].strip()
-        ):
-            blank(fence_start, offset + len(line))
-            fence = None
-        offset += len(line)
-    if fence is not None:
-        blank(fence_start, len(markdown))
-    masked = "".join(chars)
-    # HTML comments; str.find keeps an unclosed `<!--` from rescanning the rest each time.
-    pos = masked.find("<!--")
-    while pos != -1:
-        close = masked.find("-->", pos + 4)
-        end = len(masked) if close == -1 else close + 3
-        blank(pos, end)
-        if close == -1:
-            break
-        pos = masked.find("<!--", end)
-    masked = "".join(chars)
-    for match in _INLINE_CODE.finditer(masked):
-        blank(match.start(), match.end())
-    return "".join(chars)
-
-
 # --- extraction --------------------------------------------------------------------------------
 _INLINE_OPEN = re.compile(r"(!?)\[(?:[^\[\]\n]|\[[^\[\]\n]{0,300}\]){0,500}\]\(")
 _IMAGE_OPEN = re.compile(r"!\[[^\[\]\n]{0,500}\]\(")
@@ -129,7 +80,7 @@ _TRAILING = ".,:;!?*_~'\""
 def extract_links(markdown: str) -> list[Link]:
     """Every link in `markdown`, images included, in document order (duplicates kept: the same
     URL linked twice is two links)."""
-    text = mask_code(markdown)
+    text = mask_code_and_comments(markdown)
     found: dict[int, Link] = {}
 
     def add(url: str, start: int, kind: LinkKind, alt: str = "") -> None:

@@ -12,11 +12,11 @@ from agents.links import (
     extract_links,
     is_external_target,
     is_self_link,
-    mask_code,
     normalize,
     site_hosts,
     unique,
 )
+from agents.markdown import mask_code_and_comments as mask_code
 
 DRAFT = """# Title
 See [the docs](https://docs.example.com/a_(b) "Docs") and ![chart](https://img.example.com/c.png).

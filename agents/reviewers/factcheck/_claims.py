@@ -22,6 +22,7 @@ from typing import TypeVar
 
 from agents import links
 from agents.base import Deps
+from agents.markdown import mask_code_and_comments
 from agents.reviewers.factcheck._entities import (
     EVENT_WORDS,
     MODEL,
@@ -249,7 +250,7 @@ async def gather_claims(
 # --- helpers -----------------------------------------------------------------------------------
 def _prose(content: str) -> str:
     """Code and link destinations blanked (same offsets): `rtx-5090-24gb` in a URL is no claim."""
-    text = links.mask_code(content)
+    text = mask_code_and_comments(content)
     chars = list(text)
     for link in links.extract_links(content):
         for i in range(link.start, min(link.end, len(chars))):

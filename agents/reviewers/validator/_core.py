@@ -15,14 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from agents.facts import FactOverride
-from agents.reviewers.validator._text import (
-    Fence,
-    find_fences,
-    lower_same_length,
-    mask_code,
-    mask_comments,
-    word_set,
-)
+from agents.markdown import Fence, find_fences, mask_code_and_comments
+from agents.reviewers.validator._text import lower_same_length, word_set
 from agents.settings import Settings
 from schemas.records import Finding, Severity, Span
 
@@ -170,7 +164,7 @@ def validate(
     scanned = content[:limit] if truncated_from is not None else content
     fences = tuple(find_fences(scanned))
     # Readers see neither code nor HTML comments: prose rules judge what is rendered as text.
-    prose = mask_comments(mask_code(scanned, list(fences)))
+    prose = mask_code_and_comments(scanned, list(fences))
     lower = lower_same_length(prose)
     content_lower = lower if prose is scanned else lower_same_length(scanned)
     ctx = Context(

@@ -30,6 +30,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from agents.markdown import Fence, hidden_ranges
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._injection_phrases import (
     GATE_WORDS,
@@ -46,7 +47,6 @@ from agents.reviewers.validator._injection_text import (
     respaced,
     unleet,
 )
-from agents.reviewers.validator._text import INLINE_CODE, Fence, find_fences
 from schemas.records import Finding, Severity
 
 FAMILY = "injection"
@@ -115,15 +115,10 @@ class _Layout:
 
     @classmethod
     def of(cls, content: str, fences: Sequence[Fence] | None = None) -> _Layout:
-        fence_list = list(fences) if fences is not None else find_fences(content)
-        layout = cls(code=_code_ranges(content, fence_list))
-        pos = content.find("<!--")
-        while pos != -1:
-            close = content.find("-->", pos + 4)
-            end = len(content) if close == -1 else close + 3
-            if not layout.in_code(pos, pos + 4):  # a comment shown in code is an example
-                layout.comments.append((pos, end))
-            pos = -1 if close == -1 else content.find("<!--", end)
+        # Code and comments as every reviewer sees them (agents.markdown): a comment shown in
+        # code is an example, not hidden text.
+        hidden = hidden_ranges(content, None if fences is None else list(fences))
+        layout = cls(code=hidden.code, comments=hidden.comments)
         for start, end in _link_titles(content):
             if not layout.in_code(start, end):
                 layout.hidden.append((start, end, "in a link title"))
@@ -178,22 +173,6 @@ def _alt_texts(content: str) -> Iterator[tuple[int, int]]:
         if match and (pos == 0 or not content[pos - 1].isalnum()):
             yield match.start(1), match.end(1)
         pos = content.find("alt", pos + 3)
-
-
-def _code_ranges(content: str, fences: Sequence[Fence]) -> list[tuple[int, int]]:
-    """[start, end) of fenced blocks and inline code spans, in order."""
-    ranges: list[tuple[int, int]] = []
-    pos = 0
-    for fence in [*fences, None]:
-        stop = fence.start if fence is not None else len(content)
-        if "`" in content[pos:stop]:
-            ranges.extend(
-                (pos + m.start(), pos + m.end()) for m in INLINE_CODE.finditer(content, pos, stop)
-            )
-        if fence is not None:
-            ranges.append((fence.start, fence.end))
-            pos = fence.end
-    return ranges
 
 
 def _inside(ranges: Sequence[tuple[int, int]], start: int, end: int) -> bool:

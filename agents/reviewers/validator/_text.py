@@ -1,8 +1,7 @@
-"""Text views the rules scan: the raw content, and "prose" with code masked out.
+"""Text helpers the rules share: words, phrases, paragraphs, invisible characters.
 
-Masking replaces fenced code blocks and inline code spans with spaces of the same length, so
-every offset a prose rule reports is an offset into the original content (the span contract in
-agents/base.py) and no rule needs to know about code.
+The "prose" view the rules scan (code and HTML comments blanked, same offsets) is made by
+agents.markdown, the one definition of code that the links and the fact-check use too.
 """
 
 from __future__ import annotations
@@ -14,91 +13,7 @@ from dataclasses import dataclass
 
 from agents.reviewers.validator import _leads
 
-# A fence opens/closes on a line of its own: up to 3 spaces, then ``` or ~~~ (3 or more).
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-# Inline code: one to three backticks, bounded body, same backtick count to close, one line.
-INLINE_CODE = re.compile(r"(`{1,3})[^`\n]{1,500}?\1")
 PARAGRAPH_BREAK = "\n\n"
-
-
-@dataclass(frozen=True)
-class Fence:
-    start: int
-    end: int  # exclusive; len(content) when the fence never closes
-    closed: bool
-
-
-def find_fences(content: str) -> list[Fence]:
-    """Fenced code blocks, CommonMark-style: a fence closes only with the same character and at
-    least as many of them; an unclosed fence runs to the end of the document."""
-    fences: list[Fence] = []
-    opening: re.Match[str] | None = None
-    for match in _FENCE.finditer(content):
-        marker = match.group(1)
-        if opening is None:
-            opening = match
-            continue
-        open_marker = opening.group(1)
-        if marker[0] == open_marker[0] and len(marker) >= len(open_marker):
-            line_end = content.find("\n", match.end())
-            # A closing fence has nothing but spaces after it.
-            rest = content[match.end() : line_end if line_end != -1 else len(content)]
-            if rest.strip():
-                continue
-            end = line_end if line_end != -1 else len(content)
-            fences.append(Fence(opening.start(), end, True))
-            opening = None
-    if opening is not None:
-        fences.append(Fence(opening.start(), len(content), False))
-    return fences
-
-
-def mask_code(content: str, fences: list[Fence]) -> str:
-    """The content with fenced blocks and inline code spans blanked (same length)."""
-    if not fences and "`" not in content:
-        return content
-    parts: list[str] = []
-    pos = 0
-    for fence in fences:
-        parts.append(_mask_inline(content[pos : fence.start]))
-        # Keep newlines so line-based rules still see line boundaries.
-        block = content[fence.start : fence.end]
-        parts.append(_blank(block))
-        pos = fence.end
-    parts.append(_mask_inline(content[pos:]))
-    return "".join(parts)
-
-
-def mask_comments(text: str) -> str:
-    """`text` with every HTML comment (`<!-- ... -->`, or an unclosed one to the end) blanked,
-    newlines kept. Comments do not nest, so one forward pass with str.find is linear."""
-    pos = text.find("<!--")
-    if pos == -1:
-        return text
-    parts: list[str] = []
-    last = 0
-    while pos != -1:
-        close = text.find("-->", pos + 4)
-        end = len(text) if close == -1 else close + 3
-        parts.append(text[last:pos])
-        parts.append(_blank(text[pos:end]))
-        last = end
-        pos = text.find("<!--", end) if close != -1 else -1
-    parts.append(text[last:])
-    return "".join(parts)
-
-
-def _blank(text: str) -> str:
-    """Spaces for every character but newlines (offsets and line boundaries kept)."""
-    if "\n" not in text:
-        return " " * len(text)
-    return "\n".join(" " * len(line) for line in text.split("\n"))
-
-
-def _mask_inline(text: str) -> str:
-    if "`" not in text:
-        return text
-    return INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def lower_same_length(text: str) -> str:

@@ -1,0 +1,160 @@
+"""What a reader of a markdown draft does not see as prose: code and HTML comments.
+
+The one definition the validator (its prose view and its injection rule), the link extraction
+(citations, URLs, vision) and the fact-check share, so they agree about what is code: a tutorial's
+`curl http://localhost:8080` is neither a dead link, a claim to check nor a rule's finding.
+
+- Fenced blocks, CommonMark-style: a fence opens on a line of its own with up to 3 spaces then
+  ``` or ~~~ (3 or more); it closes only with the same character, at least as many of them and
+  nothing after; an unclosed fence runs to the end of the document.
+- Outside fences, scanning left to right, whichever starts first wins (as in CommonMark, where
+  code spans and HTML bind equally tight): an inline code span (a run of 1 to 3 backticks closed
+  by a run of exactly as many on the same line, at most `MAX_INLINE_CODE` characters later;
+  backtick runs of other lengths inside are code too), or an HTML comment (`<!--` to `-->`, or to
+  the end when unclosed). So `` `<!--` `` is code, not a comment hiding the rest of the draft, and
+  a backtick in a comment opens no code span.
+
+Masking blanks those ranges with spaces, newlines kept: offsets into the result are offsets into
+the input (the span contract of agents/base.py) and line-based rules still see line boundaries.
+Every scan is linear in the input (drafts are untrusted and may be megabytes of adversarial text).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["Fence", "Hidden", "find_fences", "hidden_ranges", "mask_code_and_comments"]
+
+# An inline span longer than this is taken for two stray backticks, not code: a lone backtick
+# must not hide a whole paragraph of prose from the rules.
+MAX_INLINE_CODE = 500
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+_CODE_OR_COMMENT = re.compile(r"<!--|`+")
+# A closing run of exactly n backticks (not part of a longer run).
+_CLOSING = {n: re.compile(rf"(?<!`)`{{{n}}}(?!`)") for n in (1, 2, 3)}
+
+
+@dataclass(frozen=True)
+class Fence:
+    start: int
+    end: int  # exclusive, before the closing line's newline; len(content) when never closed
+    closed: bool
+
+
+@dataclass
+class Hidden:
+    """[start, end) ranges: `code` (fenced blocks and inline code spans, in document order) and
+    `comments` (HTML comments outside code, in document order; one may span fences)."""
+
+    code: list[tuple[int, int]] = field(default_factory=list)
+    comments: list[tuple[int, int]] = field(default_factory=list)
+
+
+def find_fences(content: str) -> list[Fence]:
+    """Fenced code blocks (see the module docstring)."""
+    fences: list[Fence] = []
+    opening: re.Match[str] | None = None
+    for match in _FENCE.finditer(content):
+        marker = match.group(1)
+        if opening is None:
+            opening = match
+            continue
+        open_marker = opening.group(1)
+        if marker[0] == open_marker[0] and len(marker) >= len(open_marker):
+            line_end = content.find("\n", match.end())
+            end = line_end if line_end != -1 else len(content)
+            if content[match.end() : end].strip():
+                continue  # a closing fence has nothing but spaces after it
+            fences.append(Fence(opening.start(), end, True))
+            opening = None
+    if opening is not None:
+        fences.append(Fence(opening.start(), len(content), False))
+    return fences
+
+
+def hidden_ranges(content: str, fences: list[Fence] | None = None) -> Hidden:
+    """Where code and HTML comments are in `content` (`fences` as `find_fences` gives them)."""
+    todo = list(find_fences(content) if fences is None else fences)
+    todo.reverse()  # a stack: the next fence last
+    hidden = Hidden()
+    pos = 0
+    while True:
+        stop = todo[-1].start if todo else len(content)
+        match = _CODE_OR_COMMENT.search(content, pos, stop)
+        if match is None:
+            if not todo:
+                return hidden
+            fence = todo.pop()
+            hidden.code.append((fence.start, fence.end))
+            pos = fence.end
+        elif match.group(0) == "<!--":
+            # A comment ends at the next `-->` outside fences (one shown in a code block closes
+            # nothing), or at the end; the fences it spans stay code.
+            start = match.start()
+            close = content.find("-->", start + 4)
+            while todo and close != -1 and todo[-1].start <= close:
+                fence = todo.pop()
+                hidden.code.append((fence.start, fence.end))
+                if close < fence.end:
+                    close = content.find("-->", fence.end)
+            pos = len(content) if close == -1 else close + 3
+            while todo and todo[-1].start < pos:  # only when unclosed: the rest is comment
+                fence = todo.pop()
+                hidden.code.append((fence.start, fence.end))
+            hidden.comments.append((start, pos))
+        else:
+            pos = _inline_code(content, match.start(), match.end(), stop, hidden)
+
+
+def _inline_code(content: str, start: int, pos: int, stop: int, hidden: Hidden) -> int:
+    """Record the code span opened by the backtick run at [start, pos) if it closes; returns
+    where scanning goes on."""
+    run = pos - start
+    if run > 3:
+        return pos  # not a code span opener (as both earlier maskers had it)
+    line_end = content.find("\n", pos, stop)
+    limit = min(stop if line_end == -1 else line_end, pos + MAX_INLINE_CODE + run)
+    closing = _CLOSING[run].search(content, pos, limit)
+    # endpos hides what follows `limit`: a run cut there may be part of a longer one.
+    if closing is None or content.startswith("`", closing.end()):
+        return pos
+    hidden.code.append((start, closing.end()))
+    return closing.end()
+
+
+def mask_code_and_comments(content: str, fences: list[Fence] | None = None) -> str:
+    """`content` with code and HTML comments blanked (same length, newlines kept)."""
+    if "`" not in content and "~~~" not in content and "<!--" not in content:
+        return content
+    hidden = hidden_ranges(content, fences)
+    ranges = _merged(hidden.code + hidden.comments)
+    if not ranges:
+        return content
+    parts: list[str] = []
+    last = 0
+    for start, end in ranges:
+        parts.append(content[last:start])
+        parts.append(_blank(content[start:end]))
+        last = end
+    parts.append(content[last:])
+    return "".join(parts)
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, overlaps joined (a comment may span fences)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _blank(text: str) -> str:
+    """Spaces for every character but newlines."""
+    if "\n" not in text:
+        return " " * len(text)
+    return "\n".join(" " * len(line) for line in text.split("\n"))
