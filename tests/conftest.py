@@ -29,7 +29,7 @@ import pytest_asyncio
 from streams.devstack import DevStackError, testing
 
 KAFKA_FIXTURES = {"kafka_bootstrap", "create_topics"}
-POSTGRES_FIXTURES = {"postgres_dsn", "pg_dsn", "pg_pool"}
+POSTGRES_FIXTURES = {"postgres_dsn", "pg_dsn", "pg_pool", "throwaway_pg"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from tests.helpers.postgres import ThrowawayPostgres, Unavailable, throwaway_postgres
 from tests.streams.stream_helpers import span_exporter
 
 
@@ -17,3 +18,14 @@ def spans() -> Iterator[InMemorySpanExporter]:
     exporter.clear()
     yield exporter
     exporter.clear()
+
+
+@pytest.fixture
+def throwaway_pg() -> Iterator[ThrowawayPostgres]:
+    """A started PostgreSQL server of this test's own, which it may stop and start at will
+    (tests.helpers.postgres); skipped where the server programs are not installed."""
+    try:
+        with throwaway_postgres() as server:
+            yield server
+    except Unavailable as exc:
+        pytest.skip(f"no PostgreSQL server of our own here: {exc}")

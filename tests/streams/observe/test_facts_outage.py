@@ -38,10 +38,10 @@ CLEAN = "The Eiffel Tower is in Paris, on the Champ de Mars.\n\n" + BODY
 
 @pytest.mark.timeout(int(OUTAGE_SECONDS) + 240)
 async def test_no_wrong_fact_is_approved_before_during_or_after_an_outage(
-    kafka_bootstrap, own_postgres, tmp_path
+    kafka_bootstrap, throwaway_pg, tmp_path
 ) -> None:
     clear_fact_cache()  # the process-wide copy: this test's server, not an earlier test's
-    pool = await create_pool(own_postgres.dsn)
+    pool = await create_pool(throwaway_pg.dsn)
     await migrate(pool)
     await pool.execute(
         "INSERT INTO fact_overrides (pattern, correction) VALUES ($1, $2)",
@@ -81,10 +81,10 @@ async def test_no_wrong_fact_is_approved_before_during_or_after_an_outage(
         await submit("before", 5)
         await decisions.wait_for(lambda values: len(values) >= 10, timeout=120)
 
-        own_postgres.stop()
+        throwaway_pg.stop()
         await submit("during", 6, pause=OUTAGE_SECONDS / 6)
         await decisions.wait_for(lambda values: len(values) >= 22, timeout=120)
-        own_postgres.start()
+        throwaway_pg.start()
 
         await asyncio.sleep(2)
         await submit("after", 5)

@@ -29,9 +29,9 @@ async def _wait_status(url: str, wanted: int, timeout: float = 60.0) -> dict[str
 
 @pytest.mark.timeout(240)
 async def test_readyz_false_while_postgres_is_down_and_metrics_still_answer(
-    kafka_bootstrap, own_postgres, tmp_path
+    kafka_bootstrap, throwaway_pg, tmp_path
 ) -> None:
-    dsn = own_postgres.dsn
+    dsn = throwaway_pg.dsn
     config = stream_config(kafka_bootstrap, str(tmp_path / "faust"), database_url=dsn)
     await ensure_topics(config)
     pool = await create_pool(dsn)
@@ -46,7 +46,7 @@ async def test_readyz_false_while_postgres_is_down_and_metrics_still_answer(
         ready = await _wait_status(ops.server.url, 200)
         assert ready["checks"]["database"]["ok"]
 
-        own_postgres.stop()
+        throwaway_pg.stop()
         down = await _wait_status(ops.server.url, 503, timeout=30)
         assert not down["checks"]["database"]["ok"]
         assert down["checks"]["broker"]["ok"] and down["checks"]["consumer_groups"]["ok"]
@@ -57,7 +57,7 @@ async def test_readyz_false_while_postgres_is_down_and_metrics_still_answer(
         status, alive = await probe(ops.server.url, "/healthz")
         assert status == 200, alive  # the process is fine: not a reason to restart it
 
-        own_postgres.start()
+        throwaway_pg.start()
         back = await _wait_status(ops.server.url, 200, timeout=60)
         assert back["checks"]["database"]["ok"]
     finally:

@@ -1,20 +1,12 @@
 """Fixtures for the sink tests: a migrated database from the shared harness, record factories,
-and a throwaway PostgreSQL server of our own that a test may stop and restart (the shared test
-server must never be stopped)."""
+and a pool on the throwaway PostgreSQL server of tests/streams/conftest.py (`throwaway_pg`, which
+a test may stop and restart; the shared test server must never be stopped)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +23,7 @@ from schemas.records import (
     Span,
 )
 from streams.runtime.db import create_pool, migrate
+from tests.helpers.postgres import ThrowawayPostgres
 
 _DECISION_NS = uuid.UUID("5f1a4d6e-0d0c-4a57-9b59-4c1f8f0e2a11")
 
@@ -108,102 +101,6 @@ def make_review() -> Callable[..., ReviewerResult]:
         return ReviewerResult(reviewer=reviewer, **fields)
 
     return make
-
-
-# --- a PostgreSQL server of our own -----------------------------------------------------------
-
-_PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin")
-
-
-def _pg_bin() -> Path | None:
-    for candidate in _PG_BIN_DIRS:
-        if (Path(candidate) / "initdb").exists():
-            return Path(candidate)
-    found = shutil.which("initdb")
-    return Path(found).parent if found else None
-
-
-class ThrowawayPostgres:
-    """initdb + pg_ctl on a free port in a temporary folder; as root, run as `postgres`
-    (initdb refuses root). start/stop as often as a test likes; destroy removes it all."""
-
-    def __init__(self, bin_dir: Path) -> None:
-        self._bin = bin_dir
-        self.root = Path(tempfile.mkdtemp(prefix=_PREFIX))
-        self.root.chmod(0o755)  # mkdtemp makes it 0700; the postgres user must get in
-        self.data = self.root / "data"
-        self.log = self.root / "server.log"
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = int(s.getsockname()[1])
-        self.dsn = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
-        if os.geteuid() == 0:
-            shutil.chown(self.root, "postgres", "postgres")
-        self._run(
-            "initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
-            "--locale=C.UTF-8", "-N",
-        )  # fmt: skip
-
-    def _run(self, tool: str, *args: str) -> None:
-        cmd = [str(self._bin / tool), *args]
-        if os.geteuid() == 0:
-            cmd = ["runuser", "-u", "postgres", "--", *cmd]
-        subprocess.run(cmd, check=True, capture_output=True, timeout=60)
-
-    def start(self) -> None:
-        options = (
-            f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root}"
-            " -c fsync=off -c full_page_writes=off"
-        )
-        self._run(
-            "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "30",
-            "-o", options, "start",
-        )  # fmt: skip
-
-    def stop(self) -> None:
-        # "fast" aborts open transactions and drops clients: what an outage looks like to them.
-        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "30", "stop")
-
-    def destroy(self) -> None:
-        with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
-            self.stop()
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
-_PREFIX = "multiqa-throwaway-pg-"
-# No test runs this long (pytest timeout 300 s): an older server folder was left by a killed run.
-_STALE_SECONDS = 1800
-
-
-def _sweep_stale(bin_dir: Path) -> None:
-    """Stop and remove servers that a killed test run left behind."""
-    now = time.time()
-    for root in Path(tempfile.gettempdir()).glob(_PREFIX + "*"):
-        try:
-            if now - root.stat().st_mtime < _STALE_SECONDS:
-                continue
-            if (root / "data" / "postmaster.pid").exists():
-                cmd = [str(bin_dir / "pg_ctl"), "-D", str(root / "data"), "-m", "immediate", "stop"]
-                if os.geteuid() == 0:
-                    cmd = ["runuser", "-u", "postgres", "--", *cmd]
-                subprocess.run(cmd, capture_output=True, timeout=60, check=False)
-            shutil.rmtree(root, ignore_errors=True)
-        except OSError:
-            continue  # another run is sweeping the same folder
-
-
-@pytest.fixture
-def throwaway_pg() -> Iterator[ThrowawayPostgres]:
-    bin_dir = _pg_bin()
-    if bin_dir is None or (os.geteuid() == 0 and shutil.which("runuser") is None):
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
-    _sweep_stale(bin_dir)
-    server = ThrowawayPostgres(bin_dir)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.destroy()
 
 
 @pytest.fixture
