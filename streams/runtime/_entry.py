@@ -1,8 +1,12 @@
 """The aggregator table's entries: one draft version's aggregation state, stored as a JSON dict
 (key "<draft_id>:<version>"), and the caches that spare re-decoding what entries hold.
 
-Results and the decision are kept as base64 of their Avro bytes (the changelog stores JSON), and
-the settings in force when the draft arrived as plain values (`Settings.to_mapping`).
+Results and the decision are kept as base64 of their Avro bytes (the changelog stores JSON). The
+settings in force when the draft arrived are named by their version (`Settings.version`, a hash
+of their values): the values themselves are stored once per version and table partition, under
+`settings_key(version, partition)`, next to the entries that name them (they were 2.4 KB of
+every entry, repeated in every changelog write). Entries written before that hold the values
+themselves (`Entry.settings`) and are still read.
 """
 
 from __future__ import annotations
@@ -15,10 +19,25 @@ from agents.settings import Settings
 from schemas import QADecision, ReviewerResult, decode, encode
 
 TABLE_NAME = "drafts"
+SETTINGS_PREFIX = "__settings__:"
+# Table keys that are not entries: input offsets (streams.runtime._offsets) and settings.
+_META_PREFIXES = ("__offsets__:", SETTINGS_PREFIX)
 
 
 def table_key(draft_id: str, version: int) -> str:
     return f"{draft_id}:{version}"
+
+
+def settings_key(version: str, partition: int) -> str:
+    """The table key of the settings values of `version` on table `partition` (stored as
+    {"settings": mapping}). One per partition: the memory store holds every partition's keys in
+    one dict, and a partition's keys must go (and come back) with it."""
+    return f"{SETTINGS_PREFIX}{partition}:{version}"
+
+
+def is_meta_key(key: str) -> bool:
+    """True for the table's keys that are not draft entries."""
+    return key.startswith(_META_PREFIXES)
 
 
 def _b64(data: bytes) -> str:
@@ -106,7 +125,7 @@ class Entry:
     arrived_at: float | None = None
     deadline: float | None = None
     expected: list[str] = field(default_factory=list)
-    settings: dict[str, Any] | None = None
+    settings: dict[str, Any] | None = None  # entries written before settings_key: the values
     settings_version: str = ""
     results: dict[str, str] = field(default_factory=dict)  # reviewer -> b64 Avro, first one counts
     result_spans: dict[str, str] = field(default_factory=dict)  # reviewer -> traceparent
@@ -146,8 +165,13 @@ class Entry:
             if name in self.results
         ]
 
-    def effective_settings(self) -> Settings:
-        return _SETTINGS.get(self.settings_version, self.settings or {})
+    def effective_settings(self, stored: dict[str, Any] | None = None) -> Settings:
+        """The settings the entry was opened under: its own values (older entries), else
+        `stored`, the values stored under `settings_key(self.settings_version, partition)`."""
+        values = self.settings if self.settings is not None else stored
+        if values is None:
+            raise KeyError(f"{self.key}: no settings stored for version {self.settings_version}")
+        return _SETTINGS.get(self.settings_version, values)
 
     def set_decision(self, decision: QADecision) -> None:
         self.decision = _b64(encode(decision))

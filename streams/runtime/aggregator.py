@@ -21,9 +21,9 @@ When to decide:
 
 Exactly one decision per version, crash or not:
 1. the decision is built (deterministic id: uuid5 of draft id and version) and written into the
-   entry; the agent waits until the changelog has it;
-2. only then is it published to qa.decisions (and the agent waits for the broker);
-3. the entry is marked published.
+   entry; the entry reaches the changelog at the next flush (below);
+2. only once that flush is delivered is the decision published to qa.decisions;
+3. once the broker has it, the entry is marked published (in a later flush).
 A crash before 1 completes leaves no trace: the unacked input is replayed and decides again. A
 crash between 1 and 3 leaves a decided, unpublished entry in the changelog; after recovery the
 timer finds it and publishes the stored decision again, byte for byte the same. So qa.decisions
@@ -34,7 +34,17 @@ change nothing; a new version of a draft is a new key, a new review.
 
 Input offsets: the table also holds, per input partition, the next offset to apply, and the agent
 applies only that event (streams.runtime._offsets explains the Faust recovery race this guards
-against). Every event's changelog writes are delivered before the event is acknowledged.
+against).
+
+Flushes (Kafka Streams' record cache, streams.runtime._cache): the agent applies events to the
+table through a write-behind cache, without waiting for the broker; a flusher task writes what
+changed, each key once, every `FLUSH_SECONDS` while there is something to write (in a burst,
+whatever accumulated while the previous flush was delivered), acknowledges the flushed events once
+every write of the flush is delivered, then publishes the decisions the flush holds. An event is
+never acknowledged (so its offset never committed) before the changelog has its effect; a crash
+between two flushes loses the changes since the last delivered one, and their events, unacked,
+are read again from the committed offsets and applied again. The changelog carries each entry
+once per flush instead of once per change, and the input offsets once per partition per flush.
 """
 
 from __future__ import annotations
@@ -43,8 +53,8 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import faust
@@ -63,12 +73,15 @@ from schemas import (
 )
 from streams.runtime import tracing
 from streams.runtime._acks import OrderedAcks
+from streams.runtime._cache import TableCache
 from streams.runtime._entry import (
     TABLE_NAME,
     Entry,
+    is_meta_key,
+    settings_key,
     table_key,
 )
-from streams.runtime._offsets import InputOffsets, is_offset_key
+from streams.runtime._offsets import InputOffsets
 from streams.runtime.config import StreamConfig
 from streams.runtime.deadletter import DeadLetters
 from streams.runtime.observe._logs import draft_context
@@ -77,6 +90,13 @@ from streams.runtime.serde import EventSchema, Undecodable
 from streams.runtime.topics import Topics, misrouted
 
 log = logging.getLogger(__name__)
+
+# How long the flusher lets changes gather before writing them (while it writes and waits for the
+# broker, more gather anyway). A decision waits at most this long longer; in return a draft's
+# entry is written about once instead of once per result.
+FLUSH_SECONDS = 0.01
+# Events applied but not yet taken by a flush, at most (the agent waits for the flusher beyond).
+MAX_BATCH = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,44 +132,61 @@ class _AggregatorSchema(EventSchema):
 
 
 class _DurableTable(faust.Table[str, dict[str, Any]]):
-    """A Table whose changelog writes can be awaited: the aggregator must know a decision is in
-    the changelog before it publishes it (`await table.last_write`), and an event's writes are
-    delivered before the event is acknowledged (`take_writes`). Its changelog topic is named
-    after the deployment (`changelog_name`), not the app id, which names the worker's role set:
-    a worker started with other roles keeps the same table."""
+    """The aggregator's table. Written through `streams.runtime._cache.TableCache` (never by
+    assignment: each changed key once per flush, to the changelog partition of its table
+    partition). Its
+    changelog topic is named after the deployment (`changelog_name`), not the app id, which names
+    the worker's role set: a worker started with other roles keeps the same table."""
 
-    _writes: list[Any] | None = None
     changelog_name: str = ""
 
     def _changelog_topic_name(self) -> str:
         return self.changelog_name or super()._changelog_topic_name()
 
-    def add_write(self, fut: Any) -> None:
-        """Another delivery the current event's acknowledgement waits for (a dead letter)."""
-        if self._writes is None:
-            self._writes = []
-        self._writes.append(fut)
 
-    def send_changelog(self, *args: Any, **kwargs: Any) -> Any:
-        fut = super().send_changelog(*args, **kwargs)
-        if self._writes is None:
-            self._writes = []
-        self._writes.append(fut)
-        return fut
+class _OffsetsView(MutableMapping[str, Any]):
+    """The table as InputOffsets sees it: its offset keys, written through the cache after every
+    entry of their flush (the key's last field is its input partition, which is also its table
+    partition: the inputs are co-partitioned with the table)."""
 
-    @property
-    def last_write(self) -> Any:
-        """The latest changelog write not yet taken (None when there is none)."""
-        return self._writes[-1] if self._writes else None
+    def __init__(self, cache: TableCache) -> None:
+        self._cache = cache
 
-    def take_writes(self) -> list[Any]:
-        """The changelog writes made since the last call (futures, in the order sent)."""
-        writes, self._writes = self._writes or [], None
-        return writes
+    @staticmethod
+    def _partition(key: str) -> int:
+        return int(key.rsplit(":", 1)[1])
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._cache.get(key, self._partition(key))
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._cache.set(key, self._partition(key), value, last=True)
+
+    def __delitem__(self, key: str) -> None:
+        self._cache.delete(key, self._partition(key))
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key, _ in self._cache.items() if key.startswith("__offsets__:"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+@dataclass
+class _Batch:
+    """What the agent applied since the last flush: the events to acknowledge after it, other
+    deliveries they wait for (dead letters), and the entries whose decision to publish."""
+
+    events: list[Any] = field(default_factory=list)
+    writes: list[Any] = field(default_factory=list)
+    publish: list[tuple[str, int]] = field(default_factory=list)  # (key, partition)
 
 
 class Aggregator:
-    """The aggregator's table, agent and timer on the process's Faust app.
+    """The aggregator's table, agent, flusher and timer on the process's Faust app.
 
     It owns dead-lettering for qa.drafts and qa.reviews: a bad event there becomes exactly one
     dead letter (consumer "aggregator"), whatever other groups read it (they skip it)."""
@@ -175,9 +212,11 @@ class Aggregator:
         self.clock = clock
         self.counts = {"decided": 0, "published": 0, "duplicates": 0, "late": 0, "timeouts": 0}
         self._nudged: dict[str, float] = {}
-        # The settings last in force, as stored in entries (mapping, version): reused for every
-        # draft while the settings do not change.
-        self._stored_settings: tuple[Settings, dict[str, Any], str] | None = None
+        # The settings last in force and their version: reused for every draft while the
+        # settings do not change. Settings by version, as stored (settings_key), read back once.
+        self._stored_settings: tuple[Settings, str] | None = None
+        self._by_version: dict[str, Settings] = {}
+        self._settings_stored: set[tuple[int, str]] = set()  # (table partition, version)
         self._inputs = {config.drafts_topic, config.reviews_topic}
         self.table = _DurableTable(
             app,
@@ -191,6 +230,7 @@ class Aggregator:
         )
         self.table.changelog_name = config.changelog_topic
         app.tables.add(self.table)
+        self.cache = TableCache(self.table)
         self.nudges = app.topic(
             config.deadlines_topic,
             key_type=bytes,
@@ -207,11 +247,17 @@ class Aggregator:
             partitions=config.partitions,
         )
         self.offsets = InputOffsets(
-            self.table,
+            _OffsetsView(self.cache),
             lambda tp, offset: app.consumer.seek(tp, offset),
             time.monotonic,
             position=lambda tp: app.consumer.position(tp),
         )
+        self._batch = _Batch()
+        self._publishing: set[str] = set()  # keys queued or being published, not yet marked
+        self._changed = asyncio.Event()
+        self._room = asyncio.Event()
+        self._room.set()
+        self._flushing = False
         self.agent = app.agent(source, name="aggregate")(self._consume)
         app.timer(config.aggregator_tick_seconds, name="aggregator-deadlines")(self._tick)
 
@@ -219,11 +265,11 @@ class Aggregator:
     async def _consume(self, stream: faust.StreamT[Any]) -> None:
         # Manual acks: Faust would ack an event when the agent asks for the next one, and commit
         # acked offsets after a producer flush that gives up after 0.1 s with messages still
-        # buffered (ProducerBuffer.flush_atmost). An event is acked only once its changelog
-        # writes are delivered, in the order the events were handled (OrderedAcks, one lane: so
-        # per partition in offset order).
+        # buffered (ProducerBuffer.flush_atmost). An event is acked only once the flush holding
+        # its changes is delivered (the flusher, OrderedAcks).
         manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
         acks = self._acks = OrderedAcks(manual.ack, name="aggregator")
+        flusher = asyncio.ensure_future(self._flush_loop(acks))
         try:
             async for event in manual.events():
                 self._busy = True
@@ -231,23 +277,71 @@ class Aggregator:
                     await self.handle(event)
                 finally:
                     self._busy = False
-                await acks.add(event, self.table.take_writes())
+                self._batch.events.append(event)
+                self._changed.set()
+                if len(self._batch.events) >= MAX_BATCH:
+                    self._room.clear()
+                    await self._room.wait()
+                if flusher.done():
+                    flusher.result()  # a flush that failed stops the agent, loudly
+                    raise RuntimeError("the aggregator's flusher stopped")
                 if acks.failure is not None:
                     raise acks.failure
         finally:
+            flusher.cancel()
+            await asyncio.gather(flusher, return_exceptions=True)
             await acks.close()
+            self._acks = None
+            # Changes not flushed are dropped: their events are unacknowledged, and the input
+            # offsets (as last flushed) make the agent read them again.
+            self.cache.discard()
+            self._batch = _Batch()
+            self._publishing.clear()
+            self._room.set()
 
     _busy = False
     _acks: OrderedAcks | None = None
 
+    async def _flush_loop(self, acks: OrderedAcks) -> None:
+        while True:
+            await self._changed.wait()
+            await asyncio.sleep(FLUSH_SECONDS)
+            self._changed.clear()
+            self._flushing = True
+            try:
+                await self._flush(acks)
+            finally:
+                self._flushing = False
+
+    async def _flush(self, acks: OrderedAcks) -> None:
+        """Write what changed, ack the events once it is delivered, then publish the decisions
+        it holds (and mark them published: written by a later flush)."""
+        batch, self._batch = self._batch, _Batch()
+        self._room.set()
+        writes = self.cache.flush() + batch.writes
+        for n, event in enumerate(batch.events):
+            await acks.add(event, writes if n == 0 else [])
+        for write in writes:
+            await write  # a write that failed raises here: the flusher (and the agent) stop
+        if batch.publish:
+            await self._publish(batch.publish)
+
     async def quiesce(self) -> None:
-        """Return once no event is being applied and every applied one is acknowledged: called
-        before the process gives up partitions (streams.runtime.app.WorkerApp), so the table is
-        never written for a partition another worker may already own."""
+        """Return once no event is being applied and every applied one is flushed and
+        acknowledged: called before the process gives up partitions
+        (streams.runtime.app.WorkerApp), so the table is never written for a partition another
+        worker may already own."""
         limit = max(1.0, self.config.broker_rebalance_timeout / 2)
         try:
             async with asyncio.timeout(limit):
                 while self._busy:  # noqa: ASYNC110 (rare: a rebalance)
+                    await asyncio.sleep(0.005)
+                while self._batch.events or self._batch.publish or len(self.cache):
+                    if self._acks is None:
+                        break  # no agent running: nothing will flush
+                    self._changed.set()
+                    await asyncio.sleep(0.005)
+                while self._flushing:  # noqa: ASYNC110
                     await asyncio.sleep(0.005)
                 if self._acks is not None:
                     await self._acks.drained()
@@ -255,8 +349,7 @@ class Aggregator:
             log.warning("aggregator: still busy after %.0f s; giving up its partitions", limit)
 
     async def handle(self, event: EventT[Any]) -> None:
-        """Apply one event to the table (its changelog writes are sent, not awaited: the caller
-        acks the event once they are delivered)."""
+        """Apply one event to the table (through the cache: written at the next flush)."""
         message = event.message
         tracked = message.topic in self._inputs
         if tracked:
@@ -277,7 +370,7 @@ class Aggregator:
         value = event.value
         message = event.message
         if isinstance(value, Nudge):
-            await self._on_nudge(value.key)
+            self._on_nudge(value.key, message.partition)
         elif isinstance(value, Undecodable):
             await self._park(message, value.error)
         elif (
@@ -290,7 +383,7 @@ class Aggregator:
         elif isinstance(value, ReviewerResult):
             # The bytes it was decoded from are stored as they are (not encoded again).
             raw = None if message.value is None else bytes(message.value)
-            await self._on_result(value, event.headers, message.partition, raw)
+            self._on_result(value, event.headers, message.partition, raw)
         else:  # a valid record of another type on one of our topics
             error = WrongRecordTypeError(
                 f"{type(value).__name__} on {message.topic!r} is not what the aggregator expects"
@@ -300,19 +393,19 @@ class Aggregator:
     async def _park(self, message: Message, error: BaseException) -> None:
         # Not awaited here: the event is acknowledged once the dead letter is delivered, and a
         # flood of bad events shares produce requests instead of a round trip each.
-        self.table.add_write(await self.dead_letters.send(message, error))
+        self._batch.writes.append(await self.dead_letters.send(message, error))
 
-    def _load(self, key: str) -> Entry | None:
-        data = self.table.get(key)
+    def _load(self, key: str, partition: int | None = None) -> Entry | None:
+        data = self.cache.get(key, partition)
         return None if data is None else Entry.from_json(data)
 
     def _store(self, entry: Entry) -> None:
-        self.table[entry.key] = entry.to_json()
+        self.cache.set(entry.key, entry.partition, entry.to_json())
 
     async def _on_draft(self, draft: DraftSubmitted, headers: Any, partition: int) -> None:
         key = table_key(draft.draft_id, draft.version)
         now = self.clock()
-        entry = self._load(key) or Entry(key=key, partition=partition, created_at=now)
+        entry = self._load(key, partition) or Entry(key=key, partition=partition, created_at=now)
         if entry.draft is not None:
             self.counts["duplicates"] += 1
             return  # a re-delivered draft: the first registration (and its deadline) stands
@@ -328,24 +421,45 @@ class Aggregator:
         entry.arrived_at = now
         entry.deadline = now + timeout
         entry.expected = [spec.name for spec in self.roster if spec.enabled(settings)]
-        entry.settings, entry.settings_version = self._stored(settings)
-        await self._advance(entry)
+        entry.settings = None
+        entry.settings_version = self._store_settings(settings, partition)
+        self._advance(entry)
 
-    def _stored(self, settings: Settings) -> tuple[dict[str, Any], str]:
+    def _store_settings(self, settings: Settings, partition: int) -> str:
+        """The version of `settings`, their values stored under settings_key on the table
+        partition (once: flushed with, and before, the first entry naming them)."""
         last = self._stored_settings
         if last is None or last[0] != settings:
-            last = self._stored_settings = (
-                settings,
-                settings.to_mapping(),
-                settings.version(),
-            )
-        return last[1], last[2]
+            last = self._stored_settings = (settings, settings.version())
+            self._by_version[last[1]] = settings
+        version = last[1]
+        if (partition, version) not in self._settings_stored:
+            key = settings_key(version, partition)
+            if self.cache.get(key, partition) is None:
+                self.cache.set(key, partition, {"settings": settings.to_mapping()})
+            self._settings_stored.add((partition, version))
+        return version
 
-    async def _on_result(
+    def _settings_of(self, entry: Entry) -> Settings:
+        """The settings `entry` was opened under."""
+        if entry.settings is not None:  # an entry written before settings_key
+            return entry.effective_settings()
+        settings = self._by_version.get(entry.settings_version)
+        if settings is None:
+            stored = self.cache.get(
+                settings_key(entry.settings_version, entry.partition), entry.partition
+            )
+            settings = entry.effective_settings(None if stored is None else stored["settings"])
+            self._by_version[entry.settings_version] = settings
+        return settings
+
+    def _on_result(
         self, result: ReviewerResult, headers: Any, partition: int, encoded: bytes | None = None
     ) -> None:
         key = table_key(result.draft_id, result.version)
-        entry = self._load(key) or Entry(key=key, partition=partition, created_at=self.clock())
+        entry = self._load(key, partition) or Entry(
+            key=key, partition=partition, created_at=self.clock()
+        )
         name = result.reviewer
         if name in entry.results or name in entry.late:
             self.counts["duplicates"] += 1
@@ -360,43 +474,43 @@ class Aggregator:
         span = tracing.traceparent_of(headers)
         if span is not None:
             entry.result_spans[name] = span
-        await self._advance(entry)
+        self._advance(entry)
 
-    async def _advance(self, entry: Entry) -> None:
-        """Decide if the entry is complete or settled, else store it."""
+    def _advance(self, entry: Entry) -> None:
+        """Decide if the entry is complete or settled; store it."""
         if entry.draft is not None:
             evidence = early_evidence(
-                entry.counted_results(), entry.expected, self.paid, entry.effective_settings()
+                entry.counted_results(), entry.expected, self.paid, self._settings_of(entry)
             )
             if evidence is not None:
                 complete = len(evidence) == len(entry.expected)
-                await self._decide(entry, "complete" if complete else "settled", evidence)
+                self._decide(entry, "complete" if complete else "settled", evidence)
                 return
         self._store(entry)
 
-    async def _on_nudge(self, key: str) -> None:
-        entry = self._load(key)
+    def _on_nudge(self, key: str, partition: int) -> None:
+        entry = self._load(key, partition)
         if entry is None:
             return
         now = self.clock()
         if entry.decision is None:
             if entry.deadline is not None and now >= entry.deadline:
-                await self._decide(entry, "timeout")
+                self._decide(entry, "timeout")
             elif (
                 entry.draft is None
                 and now >= entry.created_at + self.config.decided_retention_seconds
             ):
-                self._forget(key)  # results whose draft never came: forget them eventually
+                self._forget(entry)  # results whose draft never came: forget them eventually
         elif not entry.published:
-            await self._publish(entry)
+            self._queue_publish(entry)  # decided, stored, not (known to be) published yet
         elif now >= (entry.decided_at or 0) + self.config.decided_retention_seconds:
-            self._forget(key)
+            self._forget(entry)
 
-    def _forget(self, key: str) -> None:
-        del self.table[key]
-        self._nudged.pop(key, None)
+    def _forget(self, entry: Entry) -> None:
+        self.cache.delete(entry.key, entry.partition)
+        self._nudged.pop(entry.key, None)
 
-    async def _decide(
+    def _decide(
         self, entry: Entry, decided_by: str, evidence: list[ReviewerResult] | None = None
     ) -> None:
         assert entry.draft is not None
@@ -411,7 +525,7 @@ class Aggregator:
         decision = build_decision(
             draft,
             counted,
-            entry.effective_settings(),
+            self._settings_of(entry),
             expected=entry.expected,
             decided_at=utc_now(),
             timed_out=decided_by == "timeout",
@@ -423,44 +537,63 @@ class Aggregator:
         entry.decided_by = decided_by
         entry.decided_at = self.clock()
         self._store(entry)
-        # The decision must be in the changelog before anyone can see it (module docstring).
-        await self.table.last_write
         self.counts["decided"] += 1
         record_decision(decision)
         if decided_by == "timeout":
             self.counts["timeouts"] += 1
-        await self._publish(entry)
+        # Published once this flush is delivered: the decision is in the changelog before
+        # anyone can see it (module docstring).
+        self._queue_publish(entry)
 
-    async def _publish(self, entry: Entry) -> None:
-        decision = entry.decision_record()
-        assert decision is not None
-        links = [
-            link
-            for name in entry.expected
-            if (link := tracing.link_from_traceparent(entry.result_spans.get(name))) is not None
-        ]
-        with tracing.tracer().start_as_current_span(
-            "multiqa.decide",
-            context=tracing.context_from_traceparent(entry.traceparent),
-            kind=SpanKind.PRODUCER,
-            links=links,
-            attributes={
-                **tracing.draft_attributes(decision.draft_id, decision.version),
-                "multiqa.decision_id": decision.decision_id,
-                "multiqa.approved": decision.approved,
-                "multiqa.final_score": decision.final_score,
-                "multiqa.decided_by": entry.decided_by or "",
-            },
-        ):
-            headers = tracing.inject()
-        fut = await self.topics.decisions.send(
-            key=decision.draft_id, value=decision, headers=headers
-        )
-        await fut
-        entry.published = True
-        self.counts["published"] += 1
-        self._store(entry)
-        self._nudged.pop(entry.key, None)
+    def _queue_publish(self, entry: Entry) -> None:
+        if entry.key not in self._publishing:
+            self._publishing.add(entry.key)
+            self._batch.publish.append((entry.key, entry.partition))
+
+    async def _publish(self, queued: list[tuple[str, int]]) -> None:
+        """Publish the stored decisions of `queued`, wait for the broker, mark them published."""
+        sent = []
+        for key, partition in queued:
+            entry = self._load(key, partition)
+            decision = None if entry is None else entry.decision_record()
+            if entry is None or decision is None or entry.published:
+                self._publishing.discard(key)
+                continue
+            links = [
+                link
+                for name in entry.expected
+                if (link := tracing.link_from_traceparent(entry.result_spans.get(name))) is not None
+            ]
+            with tracing.tracer().start_as_current_span(
+                "multiqa.decide",
+                context=tracing.context_from_traceparent(entry.traceparent),
+                kind=SpanKind.PRODUCER,
+                links=links,
+                attributes={
+                    **tracing.draft_attributes(decision.draft_id, decision.version),
+                    "multiqa.decision_id": decision.decision_id,
+                    "multiqa.approved": decision.approved,
+                    "multiqa.final_score": decision.final_score,
+                    "multiqa.decided_by": entry.decided_by or "",
+                },
+            ):
+                headers = tracing.inject()
+            fut = await self.topics.decisions.send(
+                key=decision.draft_id, value=decision, headers=headers
+            )
+            sent.append((key, partition, fut))
+        for _, _, fut in sent:
+            await fut
+        for key, partition, _ in sent:
+            entry = self._load(key, partition)  # as it is now (a late result may have come)
+            if entry is not None and not entry.published:
+                entry.published = True
+                self._store(entry)
+            self.counts["published"] += 1
+            self._publishing.discard(key)
+            self._nudged.pop(key, None)
+        if sent:
+            self._changed.set()
 
     # --- the timer -------------------------------------------------------------------------------
     def _due(self, entry: dict[str, Any], now: float) -> bool:
@@ -497,8 +630,8 @@ class Aggregator:
         # Re-send a nudge that had no effect after a while (e.g. lost in a rebalance).
         resend_after = max(5.0, 5 * self.config.aggregator_tick_seconds)
         sent = 0
-        for key, data in list(self.table.items()):
-            if is_offset_key(key) or data["partition"] not in assigned:
+        for key, data in list(self.cache.items()):
+            if is_meta_key(key) or data["partition"] not in assigned:
                 continue
             if not self._due(data, now):
                 continue

@@ -223,19 +223,50 @@ def test_stored_results_are_decoded_once_and_always_by_their_stored_text(monkeyp
     assert decoded == [ReviewerResult, ReviewerResult]
 
 
-def test_the_stored_settings_follow_a_settings_change():
+def test_entries_name_their_settings_by_version_stored_once_per_partition():
     from types import SimpleNamespace
 
+    from streams.runtime._cache import TableCache
+    from streams.runtime._entry import settings_key
     from streams.runtime.aggregator import Aggregator
 
-    # A stand-in for the aggregator: _stored reads and writes only this one attribute.
-    holder: Any = SimpleNamespace(_stored_settings=None)
+    class MemoryStore:  # what TableCache reads and writes of Faust's memory store
+        def __init__(self) -> None:
+            self.data: dict = {}
+            self._key_partition: dict = {}
+
+    sent: list[tuple[int, str]] = []
+    table = SimpleNamespace(
+        data=MemoryStore(),
+        send_changelog=lambda partition, key, value, **kw: sent.append((partition, key)),
+    )
+    holder: Any = SimpleNamespace(
+        _stored_settings=None, _by_version={}, _settings_stored=set(), cache=TableCache(table)
+    )
     before, after = Settings(), Settings(qa_aggregate_timeout_seconds=5.0)
-    mapping, version = Aggregator._stored(holder, before)
-    assert (mapping, version) == (before.to_mapping(), before.version())
-    assert Aggregator._stored(holder, Settings())[1] == before.version()  # equal: reused
-    mapping, version = Aggregator._stored(holder, after)
-    assert (mapping, version) == (after.to_mapping(), after.version())
+    assert Aggregator._store_settings(holder, before, 3) == before.version()
+    assert Aggregator._store_settings(holder, Settings(), 3) == before.version()  # equal: reused
+    assert Aggregator._store_settings(holder, Settings(), 4) == before.version()
+    assert Aggregator._store_settings(holder, after, 3) == after.version()
+    holder.cache.flush()
+    # Each version's values once per table partition, next to the entries that name them.
+    assert sorted(sent) == sorted(
+        [(3, settings_key(before.version(), 3)), (4, settings_key(before.version(), 4)),
+         (3, settings_key(after.version(), 3))]
+    )  # fmt: skip
+    stored = table.data.data[settings_key(after.version(), 3)]
+    assert json.loads(json.dumps(stored)) == {"settings": after.to_mapping()}
+    # A restart: nothing remembered; an entry naming a version reads it back from the table.
+    restarted: Any = SimpleNamespace(_by_version={}, cache=TableCache(table))
+    entry = Entry("d:1", 3, 1.0, settings_version=after.version())
+    assert Aggregator._settings_of(restarted, entry) == after
+    assert Aggregator._settings_of(restarted, entry).version() == after.version()
+    # An entry from before settings_key holds its values itself.
+    old = Entry("d:2", 3, 1.0, settings=before.to_mapping(), settings_version=before.version())
+    assert Aggregator._settings_of(restarted, old) == before
+    missing = Entry("d:3", 5, 1.0, settings_version="0123456789abcdef")
+    with pytest.raises(KeyError):
+        Aggregator._settings_of(restarted, missing)
 
 
 def test_a_result_is_stored_as_the_bytes_it_arrived_as(monkeypatch):

@@ -68,7 +68,7 @@ class WorkerOps:
         self.pool = runtime.pool
         aggregator = stream.aggregator
         if aggregator is not None:
-            AGGREGATOR_IN_FLIGHT.set_function(lambda: _undecided(aggregator.table))
+            AGGREGATOR_IN_FLIGHT.set_function(lambda: _undecided(aggregator.cache))
 
     # --- what the checks and the poller read ---------------------------------------------------
     def _apps(self) -> list[Any]:
@@ -117,10 +117,10 @@ def _changelog_topics(app: Any) -> set[str]:
 
 
 def _undecided(table: Any) -> int:
-    from streams.runtime._offsets import is_offset_key
+    from streams.runtime._entry import is_meta_key
 
     return sum(
         1
         for key, value in list(table.items())
-        if not is_offset_key(key) and isinstance(value, dict) and value.get("decision") is None
+        if not is_meta_key(key) and isinstance(value, dict) and value.get("decision") is None
     )
