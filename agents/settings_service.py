@@ -89,6 +89,15 @@ class SettingsService:
         self._cached: tuple[float, Settings] | None = None
         self._lock = asyncio.Lock()
 
+    def fresh(self) -> Settings | None:
+        """The settings last read when that read is within the TTL, else None (no await: the
+        worker asks once per draft and per review, and `get` behind retry_forever's timeout was
+        ~0.1 ms each, measured in bench/bench_stream.py)."""
+        cached = self._cached
+        if cached is not None and self._clock() - cached[0] < self.ttl_seconds:
+            return cached[1]
+        return None
+
     async def get(self) -> Settings:
         cached = self._cached
         if cached is not None and self._clock() - cached[0] < self.ttl_seconds:

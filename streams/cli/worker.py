@@ -54,6 +54,9 @@ async def build_runtime(config: StreamConfig) -> Runtime:
     async def settings() -> Settings:
         # The service serves its last good read while the database is away; only a worker that
         # never read settings waits here, rather than judge drafts by other settings.
+        fresh = service.fresh()
+        if fresh is not None:
+            return fresh
         return await retry_forever(service.get, what="(reading app_settings)")
 
     async def audit_dead_letter(dead: Any) -> Any:

@@ -8,8 +8,9 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
+from streams.runtime._acks import OrderedAcks
 from streams.runtime._cache import TableCache
-from streams.runtime.aggregator import AcksAfterWrites, Aggregator, _Batch
+from streams.runtime.aggregator import Aggregator, _Batch
 
 
 class MemoryStore:
@@ -86,7 +87,7 @@ async def test_a_flush_acks_its_events_after_all_its_writes_then_publishes():
     async def ack(event: str) -> None:
         acked.append(event)
 
-    acks = AcksAfterWrites(ack)
+    acks = OrderedAcks(ack)
     dead_letter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     aggregator.cache.set("d:1", 0, {"decision": "x"})
     aggregator.cache.set("__offsets__:qa.reviews:0", 0, {"next": 8}, last=True)
@@ -122,7 +123,7 @@ async def test_a_failed_changelog_write_acks_nothing_and_stops_the_flusher():
     async def ack(event: str) -> None:
         acked.append(event)
 
-    acks = AcksAfterWrites(ack)
+    acks = OrderedAcks(ack)
     aggregator.cache.set("d:1", 0, {"decision": "x"})
     aggregator._batch = _Batch(events=["e1"], publish=[("d:1", 0)])
     flushing = asyncio.ensure_future(Aggregator._flush(aggregator, acks))
