@@ -110,7 +110,9 @@ async def env(kafka_bootstrap, module_dsn, tmp_path_factory) -> AsyncIterator[En
         ollama_base_url=ollama.url,
         pipeline_critic_model="ollama/gemma3:27b",
         qa_fallback_critic_model="ollama/gemma3:27b",
-        ollama_health_timeout_seconds=2.0,
+        # One slow health check under a loaded machine marks Ollama down for every draft of the
+        # module's shared worker; the fake answers in milliseconds when the loop is free.
+        ollama_health_timeout_seconds=15.0,
         qa_critic_timeout_seconds=10.0,
         qa_url_allowlist="127.0.0.1",
         qa_aggregate_timeout_seconds=60.0,
