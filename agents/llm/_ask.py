@@ -3,7 +3,6 @@ pick the token budget, call, parse, validate, retry, and account for the cost of
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 import re
@@ -36,6 +35,7 @@ from agents.llm._parse import (
 )
 from agents.llm._router import LLMRouter, default_router
 from agents.llm._stats import PARSER, STRUCTURED, record_answer
+from agents.retry import Attempts, Backoff, RetryPolicy
 from agents.settings import Settings
 from schemas.records import Cost
 
@@ -250,9 +250,13 @@ async def ask(
     answer: LLMAnswer | None = None
     # What the draft wrote, as the model saw it: a verdict copied from it is not an answer.
     untrusted = fold_space(prompt.user)
-    for attempt in range(attempts):
-        if attempt:
-            await asyncio.sleep(backoff)
+    # The one retry policy (agents.retry): a fixed pause (the caller's setting) between at most
+    # `attempts` attempts; what counts as a failed attempt is decided below.
+    policy = RetryPolicy(Backoff.fixed(backoff), max_attempts=max(1, attempts))
+    async for number in Attempts(policy):
+        attempt = number - 1
+        if attempt >= attempts:
+            break  # attempts=0: not asked at all
         started = time.perf_counter()
         try:
             answer = await router.chat(

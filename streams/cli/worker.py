@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 from aiokafka.errors import KafkaError
 
 from agents.base import Deps, ReviewerSpec
+from agents.retry import Backoff, RetryPolicy, retry
 from agents.settings import Settings
 from streams.cli import worker_cli
 from streams.cli._command import discover_config, print_error
@@ -74,20 +75,24 @@ async def build_runtime(config: StreamConfig) -> Runtime:
 async def wait_for_topics(config: StreamConfig, *, max_delay: float = 10.0) -> list[str]:
     """`ensure_topics`, waiting (logged, capped backoff) while the broker is unreachable, so a
     worker may start before Kafka. A topic with the wrong partition count is not waited for."""
-    delay = 0.5
-    while True:
-        try:
-            return await ensure_topics(config)
-        except (KafkaError, OSError) as exc:
-            log.warning(
-                "Kafka at %s unreachable (%s: %s); retrying in %.1f s",
-                config.bootstrap_servers,
-                type(exc).__name__,
-                exc,
-                delay,
-            )
-            await asyncio.sleep(delay)
-            delay = min(max_delay, delay * 2)
+
+    def retrying(attempt: int, exc: BaseException, delay: float) -> None:
+        log.warning(
+            "Kafka at %s unreachable (%s: %s); retrying in %.1f s",
+            config.bootstrap_servers,
+            type(exc).__name__,
+            exc,
+            delay,
+        )
+
+    return await retry(
+        lambda: ensure_topics(config),
+        # No cap, no deadline: a worker started before its broker waits for it. No jitter: the
+        # pauses stay what they were (0.5 s, doubling up to max_delay).
+        policy=RetryPolicy(Backoff(initial=0.5, factor=2.0, cap=max_delay, jitter=0.0)),
+        retry_on=lambda exc: isinstance(exc, KafkaError | OSError),
+        on_retry=retrying,
+    )
 
 
 def refuse_overlaps(loop: asyncio.AbstractEventLoop, config: StreamConfig, stream: Any) -> None:

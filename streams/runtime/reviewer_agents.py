@@ -43,6 +43,7 @@ from faust.types import EventT
 from opentelemetry.trace import SpanKind
 
 from agents.base import ReviewerSpec, errored, run_reviewer, skipped
+from agents.retry import Backoff, RetryPolicy, retry
 from agents.settings import Settings
 from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult
 from streams.runtime import tracing
@@ -57,8 +58,9 @@ log = logging.getLogger(__name__)
 ALREADY_DECIDED = "draft version already decided; review cancelled"
 # Decided versions a reviewer remembers (most recent first out); older ones are simply reviewed.
 _DECIDED_MEMORY = 100_000
-# Backoff between attempts to publish a result while the broker refuses it.
-_PUBLISH_RETRY_SECONDS = (0.5, 1.0, 2.0, 5.0, 10.0)
+# Publishing a result while the broker refuses it: for as long as it takes (the draft stays
+# unacked meanwhile, so nothing is lost), 0.5 s doubling up to 10 s between attempts.
+_PUBLISH_RETRY = RetryPolicy(Backoff(initial=0.5, factor=2.0, cap=10.0))
 
 Handler = Callable[[EventT[Any]], Awaitable[None]]
 DraftKey = tuple[str, int]
@@ -284,16 +286,15 @@ class ReviewerAgent:
         """Publish and wait for the broker; a result the codec refuses becomes an error result
         (the reviewer still answers); a broker refusing it is retried until it takes it.
         Returns the result published."""
-        attempt = 0
         replaced = False
-        while True:
+
+        async def send() -> None:
+            nonlocal result, replaced
             try:
                 # The codec validates as it encodes (in send, before anything is queued).
                 fut = await self.topics.reviews.send(
                     key=result.draft_id, value=result, headers=headers
                 )
-                await fut
-                return result
             except CodecError as exc:
                 if replaced:
                     raise  # the error result itself is refused: a bug, not the reviewer's
@@ -305,15 +306,25 @@ class ReviewerAgent:
                     version=result.version,
                     produced_at=result.produced_at,
                 )
-            except Exception as exc:
-                delay = _PUBLISH_RETRY_SECONDS[min(attempt, len(_PUBLISH_RETRY_SECONDS) - 1)]
-                attempt += 1
-                log.warning(
-                    "%s: publishing the result of %s v%s failed (%r); retrying in %.1fs",
-                    self.spec.name,
-                    result.draft_id,
-                    result.version,
-                    exc,
-                    delay,
+                fut = await self.topics.reviews.send(
+                    key=result.draft_id, value=result, headers=headers
                 )
-                await asyncio.sleep(delay)
+            await fut
+
+        def retrying(attempt: int, exc: BaseException, delay: float) -> None:
+            log.warning(
+                "%s: publishing the result of %s v%s failed (%r); retrying in %.1fs",
+                self.spec.name,
+                result.draft_id,
+                result.version,
+                exc,
+                delay,
+            )
+
+        await retry(
+            send,
+            policy=_PUBLISH_RETRY,
+            retry_on=lambda exc: not isinstance(exc, CodecError),
+            on_retry=retrying,
+        )
+        return result

@@ -5,12 +5,14 @@
 - `persist_decision(s)`, `persist_review(s)`, `persist_dead_letter`, `persist_audit`: the single
   write of each event kind (one or a batch per transaction), safe to repeat (Kafka delivers at
   least once).
-- `retry_forever`, `Backoff`, `SinkError`: the retry policy, reusable for other database writes.
+- `retry_forever`, `Backoff` (agents.retry's), `SinkError`: database writes retried while the
+  server is away.
 - `install(app, topics, runtime)`: the `sinks` role's Faust agents (decisions, reviews, dead
   letters into PostgreSQL), acking each event only after its write.
 """
 
 from agents.audit import persist_audit
+from agents.retry import Backoff
 from streams.runtime.sinks._agents import SinkAgents, install
 from streams.runtime.sinks._persist import (
     persist_dead_letter,
@@ -20,7 +22,7 @@ from streams.runtime.sinks._persist import (
     persist_review,
     persist_reviews,
 )
-from streams.runtime.sinks._retry import Backoff, SinkError, is_transient, retry_forever
+from streams.runtime.sinks._retry import SinkError, is_transient, retry_forever
 from streams.runtime.sinks._sink import Sink
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Retry a database write until it succeeds, with capped exponential backoff.
+"""Retry a database write until it succeeds, with the one backoff policy (agents.retry).
 
 The stream's sinks must never drop an event because PostgreSQL is briefly away (restarting,
 failing over, out of connections): the write is retried for as long as it takes, each retry
@@ -10,39 +10,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
 import asyncpg
 
+from agents.retry import Backoff, RetryPolicy, retry
 from schemas import MultiqaError
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+_DEFAULT_BACKOFF = Backoff()  # 0.1 s doubling up to 5 s, +/- 10%
 
 
 class SinkError(MultiqaError, RuntimeError):
     """A write failed for a reason retrying cannot fix (the record, not the database, is at
     fault). The message names the record; `__cause__` is the database error."""
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """Delay before retry n (1-based): initial * factor**(n-1), capped, +/- jitter (a fraction)."""
-
-    initial: float = 0.1
-    factor: float = 2.0
-    cap: float = 5.0
-    jitter: float = 0.1
-
-    def delay(self, attempt: int) -> float:
-        base = min(self.cap, self.initial * self.factor ** max(0, attempt - 1))
-        if self.jitter:
-            base *= 1 + random.uniform(-self.jitter, self.jitter)
-        return max(0.0, base)
 
 
 # The server is away, restarting, refusing connections, or shed our transaction: all of these
@@ -76,7 +60,7 @@ async def retry_forever(
     operation: Callable[[], Awaitable[T]],
     *,
     what: str,
-    backoff: Backoff = Backoff(),
+    backoff: Backoff = _DEFAULT_BACKOFF,
     attempt_timeout: float | None = 30.0,
     on_retry: Callable[[int, BaseException], None] | None = None,
 ) -> T:
@@ -88,35 +72,36 @@ async def retry_forever(
     connection cannot hang the caller. Any other exception becomes `SinkError`. Cancelling the
     caller (worker shutdown) interrupts the wait; the event is then simply not acknowledged.
     """
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            if attempt_timeout is None:
-                result = await operation()
-            else:
-                async with asyncio.timeout(attempt_timeout):
-                    result = await operation()
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            if not is_transient(exc):
-                raise SinkError(f"writing {what} failed: {type(exc).__name__}: {exc}") from exc
-            delay = backoff.delay(attempt)
-            hint = " (run `multiqa db migrate`)" if isinstance(exc, _MISSING_SCHEMA) else ""
-            log.warning(
-                "PostgreSQL unavailable writing %s (attempt %d: %s: %s)%s; retrying in %.2f s",
-                what,
-                attempt,
-                type(exc).__name__,
-                str(exc)[:200] or "-",
-                hint,
-                delay,
-            )
-            if on_retry is not None:
-                on_retry(attempt, exc)
-            await asyncio.sleep(delay)
-            continue
-        if attempt > 1:
-            log.info("wrote %s after %d attempts", what, attempt)
-        return result
+    attempts = 0
+
+    def retrying(attempt: int, exc: BaseException, delay: float) -> None:
+        nonlocal attempts
+        attempts = attempt
+        hint = " (run `multiqa db migrate`)" if isinstance(exc, _MISSING_SCHEMA) else ""
+        log.warning(
+            "PostgreSQL unavailable writing %s (attempt %d: %s: %s)%s; retrying in %.2f s",
+            what,
+            attempt,
+            type(exc).__name__,
+            str(exc)[:200] or "-",
+            hint,
+            delay,
+        )
+        if on_retry is not None:
+            on_retry(attempt, exc)
+
+    try:
+        result = await retry(
+            operation,
+            policy=RetryPolicy(backoff),  # no attempt cap, no deadline: see above
+            retry_on=is_transient,
+            attempt_timeout=attempt_timeout,
+            on_retry=retrying,
+        )
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        raise SinkError(f"writing {what} failed: {type(exc).__name__}: {exc}") from exc
+    if attempts:
+        log.info("wrote %s after %d attempts", what, attempts + 1)
+    return result

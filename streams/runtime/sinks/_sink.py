@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from agents.audit import persist_audit
+from agents.retry import Backoff
 from schemas.records import DeadLetter, DraftSubmitted, QADecision, ReviewerResult
 from streams.runtime.db import create_pool
 from streams.runtime.observe._metrics import record_sink_write
@@ -16,7 +17,7 @@ from streams.runtime.sinks._persist import (
     persist_decisions,
     persist_reviews,
 )
-from streams.runtime.sinks._retry import Backoff, retry_forever
+from streams.runtime.sinks._retry import retry_forever
 
 log = logging.getLogger(__name__)
 
