@@ -24,6 +24,7 @@ from agents.facts import FactOverride, FactsUnavailable, load_facts_checked
 from agents.reviewers.validator import (  # noqa: F401
     _citations,
     _company,
+    _company_table,
     _experience,
     _facts,
     _injection,
@@ -34,6 +35,7 @@ from agents.reviewers.validator import (  # noqa: F401
     _statistics,
     _style,
     _truncation,
+    _unlinked,
 )
 from agents.reviewers.validator._core import Rule, ValidationReport, rules, validate
 from agents.settings import Settings

@@ -36,9 +36,37 @@ _N = r"(?:\d[\d,]{0,9}|a dozen|a hundred|a decade|two decades|three decades|deca
 )
 _MORE = r"(?:(?P<more>over|more than|almost|nearly|about|around|roughly|some|just|only) )?"
 _CLAIMS = phrases(
+    # "our small team of 14"; "a team of six" only counts in the company's own voice (_judge)
     (
         "team staff company agency studio crew",
-        rf"(?:our|a) (?:team|staff|company|agency|studio|crew) of {_MORE}(?P<team>{_N})(?![\w-])",
+        rf"(?P<article>our|a|an) (?:[a-z-]{{2,20}} ){{0,2}}?(?:team|staff|company|agency|studio"
+        rf"|crew|group) of {_MORE}(?P<team>{_N})(?![\w-])",
+    ),
+    # Awards and rankings: "we've won two Webby Awards", "Acme was named one of the best
+    # agencies", "our award-winning studio"
+    (
+        "won received earned collected scooped picked took taken",
+        rf"(?:we|{{company}})(?:{_A}ve| have| has)? (?:won|received|earned|collected|scooped"
+        r"|picked up|took home|taken home) (?:[\w'\u2019&-]+ ){0,5}?(?P<award>awards?|prizes?"
+        r"|medals?|trophy|trophies|honou?rs?)(?![a-z])",
+    ),
+    # "our work has won two Webbys", "our booking flows have been shortlisted for"
+    (
+        "won received earned shortlisted nominated recognised recognized",
+        r"our (?:[a-z-]{2,20} ){1,3}?(?:has |have )?(?:been |also been )?(?P<award>won|received"
+        r"|earned|shortlisted|nominated|recognised|recognized)(?: [\w'\u2019&-]+){0,6}?"
+        r" (?:awards?|prizes?|medals?|honou?rs?|trophy|trophies|accolades)(?![a-z])",
+    ),
+    (
+        "named voted ranked recognised recognized shortlisted listed featured crowned",
+        rf"(?:we|{{company}})(?:{_A}ve| have| has| were| was| are| is)(?: been| also been)?"
+        r" (?P<award>named|voted|ranked|recognised|recognized|shortlisted|listed|featured|crowned)"
+        r" (?:as |among |one of |in |by |on |the |a )",
+    ),
+    (
+        "award-winning awards accolades",
+        rf"(?:our|{{company}}{_A}s) (?:(?P<award>award-winning) [a-z-]+|(?P<awards>awards|accolades"
+        r"|honou?rs)(?: include|:| so far| list))",
     ),
     (
         "our",
@@ -263,6 +291,10 @@ def _judge(match: re.Match[str], ctx: Context) -> str | None:
     settings = ctx.settings
     groups = {k: v for k, v in match.groupdict().items() if v is not None}
     more = groups.get("more")
+    if "award" in groups or "awards" in groups:
+        return f"awards the writer cannot know: {ctx.prose[match.start() : match.end()]!r}"
+    if groups.get("article") in ("a", "an") and not _company_voice(match, ctx):
+        return None  # "a team of six engineers can own it": not the company's team
     if "money" in groups:
         return (
             f"company finances the writer cannot know: {ctx.prose[match.start() : match.end()]!r}"
@@ -298,6 +330,21 @@ def _judge(match: re.Match[str], ctx: Context) -> str | None:
     if "clients" in groups:
         return _clients(_names(ctx.prose[match.start("clients") : match.end("clients")]), ctx)
     return "company claim the writer cannot know"
+
+
+_FIRST_PLURAL = re.compile(r"(?<![a-z'\u2019])(?:we|our|us|we're|we\u2019re)(?![a-z])")
+
+
+def _company_voice(match: re.Match[str], ctx: Context) -> bool:
+    """The sentence around a claim speaks as the company ("we", "our", the company's name)."""
+    low = ctx.lower
+    floor = max(0, match.start() - 200)
+    start = max(low.rfind(". ", floor, match.start()), low.rfind("\n", floor, match.start()))
+    end_at = [i for i in (low.find(". ", match.end()), low.find("\n", match.end())) if i != -1]
+    end = min([*end_at, match.end() + 200])
+    sentence = low[max(start, floor) : end]
+    name = ctx.settings.company_name.strip().lower()
+    return bool(_FIRST_PLURAL.search(sentence)) or bool(name and name in sentence)
 
 
 def _age(years: int, more: str | None, ctx: Context) -> str | None:

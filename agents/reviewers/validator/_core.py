@@ -1,7 +1,8 @@
 """The validator's engine: rule registry, the `validate` function, promotion and scoring.
 
 Rules live in one module per family (`_experience`, `_people`, `_statistics`, `_company`,
-`_placeholders`, `_leaks`, `_truncation`, `_style`, `_citations`, `_shape`, `_injection`, `_facts`);
+`_placeholders`, `_leaks`, `_truncation`, `_style`, `_citations`, `_shape`, `_injection`, `_facts`,
+`_unlinked`);
 each registers `Rule`s here. `validate` is pure and deterministic: same
 content, title, settings, facts and niche give the same findings in the same order.
 """

@@ -271,14 +271,25 @@ _MONEY = (
 
 # A quotation closed and attributed to a pronoun: dialogue from a story ("Ship it," he said).
 # The speaker may be someone the writer knows: '"Ship it," our head of product said to me'.
+_SAID = (
+    r"(?:said|says|told|tells|explained|replied|asked|asks|added|laughed|shrugged|smiled|insisted"
+    r"|admitted|whispered|warned|joked|snapped|sighed|answered|shot back|muttered|shouted)"
+)
+# After the quote ('"Ship it," he said', '"No," I replied', '"...," our head of product said
+# to me'), or before it ('She leaned back and said: "..."', 'I told him, "..."').
 _DIALOGUE = re.compile(
-    r"[\"\u201d'\u2019] ?,? ?(?:he|she|they|(?:my|our) (?:[\w-]{1,20} ){0,4}?[\w-]{2,20})"
-    r" (?:said|told|explained|replied|asked|added|laughed|shrugged|smiled|insisted|admitted"
-    r"|whispered|warned|joked|snapped|sighed)(?![a-z])"
+    r"[\"\u201d'\u2019] ?,? ?(?:(?:he|she|they|i|(?:my|our) (?:[\w-]{1,20} ){0,4}?[\w-]{2,20})"
+    rf" {_SAID}(?![a-z])|{_SAID} (?:he|she|my|our) )"
+)
+_DIALOGUE_BEFORE = re.compile(
+    r"(?<![a-z])(?:he|she|they|i) (?:(?:[a-z]+ ){1,3}(?:and|then) )?"
+    rf"{_SAID}(?: (?:me|us|him|her|them))?"
+    r"(?: (?:quietly|simply|flatly|finally))?[,:] ?[\"\u201c\u2018']"
 )
 _DIALOGUE_GATE = frozenset({"said", "told", "explained", "replied", "asked", "added", "laughed"})
 _DIALOGUE_GATE |= {"shrugged", "smiled", "insisted", "admitted", "whispered", "warned", "joked"}
-_DIALOGUE_GATE |= {"snapped", "sighed"}
+_DIALOGUE_GATE |= {"snapped", "sighed", "says", "tells", "asks", "answered", "shot", "muttered"}
+_DIALOGUE_GATE |= {"shouted"}
 
 
 @rule(
@@ -293,8 +304,9 @@ def first_person_experience(ctx: Context) -> Iterator[Hit]:
     found = list(anchored_matches(_ANECDOTES, low, ctx.words))
     if "$" in low or "\u20ac" in low or "\u00a3" in low:
         found += anchored_matches(_MONEY, low, ctx.words)
-    if ctx.has_any(_DIALOGUE_GATE):
+    if ctx.has_any(_DIALOGUE_GATE) and any(q in low for q in "\"'\u201c\u201d\u2018\u2019"):
         found += [(m.start(), m.end()) for m in _DIALOGUE.finditer(low)]
+        found += [(m.start(), m.end()) for m in _DIALOGUE_BEFORE.finditer(low)]
     last_end = -1
     for start, end in sorted(found):
         if start < last_end:

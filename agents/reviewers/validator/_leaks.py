@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
+from agents.reviewers.validator._injection import _quoted
 from agents.reviewers.validator._text import (
     at_word_start,
     line_start_matches,
@@ -84,9 +85,37 @@ _SCAFFOLD = re.compile(
     "Planning scaffolds left in the article (Outline:, Meta description:, Word count:).",
 )
 def planning_scaffold(ctx: Context) -> Iterator[Hit]:
-    for start, end in line_start_matches(_SCAFFOLD, ctx.lower):
+    found = list(line_start_matches(_SCAFFOLD, ctx.lower))
+    for gate, pattern in _WORD_COUNT_NOTES:
+        if not ctx.words.isdisjoint(gate):
+            # "_Word count: 812_" (italics) starts a word too
+            found += [
+                (m.start(), m.end())
+                for m in pattern.finditer(ctx.lower)
+                if m.start() == 0 or not ctx.lower[m.start() - 1].isalnum()
+            ]
+    last_end = -1
+    for start, end in sorted(found):
+        if start < last_end:
+            continue
+        last_end = end
         label = ctx.prose[start:end].strip()[:40]
         yield Hit(start, end, f"planning scaffold {label!r}")
+
+
+# A note of the article's length, anywhere ("*(Word count: 1,042)*", "[~1,200 words]", "This
+# draft comes in at about 950 words"); "keep your word count under 300" is advice, not a note.
+_APPROX = r"(?:~ ?|approx(?:imately|\.)? |about |around |roughly |total:? |est\.? )"
+_WORD_COUNT_NOTES = phrases(
+    ("count", rf"word count ?(?:[:=\u2014\u2013]|- ) ?{_APPROX}?\d[\d,.]*"),
+    ("words", rf"[(\[]{_APPROX}\d[\d,.]* words?[)\]]"),
+    (
+        "words",
+        r"(?:this|the) (?:article|post|draft|piece|blog post|final draft) (?:is|comes in at"
+        rf"|runs(?: to)?|clocks in at|totals) {_APPROX}?(?:exactly )?\d[\d,.]* words(?![a-z])",
+    ),
+    ("total", r"total words ?: ?\d"),
+)
 
 
 # Planning notes and echoed writer instructions. One tell can be innocent ("vary sentence
@@ -317,4 +346,8 @@ def assistant_chatter(ctx: Context) -> Iterator[Hit]:
         if not words.isdisjoint(_OPENING_WORDS):
             found += line_start_matches(_CHATTER_OPENING, text)
         for start, end in sorted(found):
+            # Chatter shown in quotation marks or a blockquote is an example being discussed
+            # ("the model replied 'As an AI language model, ...'"), not leaked output.
+            if not in_title and _quoted(text, start, end):
+                continue
             yield Hit(start, end, "assistant chatter", in_title)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._sources import has_source
-from agents.reviewers.validator._text import word_matches
+from agents.reviewers.validator._text import line_bounds, line_start_matches, word_matches
 from schemas.records import Severity
 
 FAMILY = "fake_people"
@@ -27,14 +27,30 @@ _STOCK_FIRST_NAMES = (
     "Lucas|Sofia|Carlos|Ahmed|Omar|Aisha|Wei|Kenji|Arjun|Ananya|Rohan|Mei|Tyler|Jordan"
 )
 _STOCK_GATE = frozenset(_STOCK_FIRST_NAMES.lower().split("|"))
-_SURNAME = r"(?:[A-Z]\. )?(?:O['\u2019])?[A-Z][a-z'\u2019-]{1,30}(?![\w'\u2019-])"
+# Capitals and small letters of Latin-1 and Latin Extended-A as well as ASCII: invented experts
+# are often given accented names ("Inés Álvarez").
+_UP = "A-Z\u00c0-\u00d6\u00d8-\u00de"
+_LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"
+_SURNAME = rf"(?:[{_UP}]\. )?(?:O['\u2019])?[{_UP}][{_LOW}'\u2019-]{{1,30}}(?![\w'\u2019-])"
 # Starts with an uppercase letter, which is rare in prose, so the scan is fast without \b.
 _PERSON = re.compile(rf"(?:{_STOCK_FIRST_NAMES}) {_SURNAME}")
+# Professions an invented expert is given besides business titles.
+_PROFESSION_WORDS = (  # noqa: SIM905
+    "author writer journalist reporter investor trader chef coach trainer nutritionist dietitian"
+    " psychologist therapist psychiatrist doctor physician surgeon nurse lawyer attorney"
+    " accountant banker planner historian philosopher teacher lecturer dean chair chairman"
+    " chairwoman entrepreneur marketer copywriter photographer artist curator librarian"
+    " pharmacist dentist veterinarian biologist chemist physicist ecologist statistician"
+    " epidemiologist sociologist neuroscientist spokesperson executive strategist forecaster"
+    " agronomist horticulturist"
+).split()
+_PROFESSIONS = "|".join(_PROFESSION_WORDS)
 _ROLES = (
     r"(?:ceo|cto|cfo|coo|cmo|cio|ciso|founder|co-founder|cofounder|director|head|vp|svp|evp"
     r"|vice president|president|manager|engineer|analyst|researcher|scientist|professor"
     r"|expert|consultant|specialist|architect|developer|strategist|lead|officer|partner|sre"
-    r"|chief [a-z]+|owner|editor|economist|designer|advisor|adviser|principal|fellow)"
+    r"|chief [a-z]+|owner|editor|economist|designer|advisor|adviser|principal|fellow"
+    rf"|{_PROFESSIONS})"
 )
 # Words one of the roles needs (a gate: without any, no name can have a role).
 _ROLE_WORDS = frozenset(
@@ -44,6 +60,7 @@ _ROLE_WORDS = frozenset(
         *("analyst", "researcher", "scientist", "professor", "expert", "consultant", "specialist"),
         *("architect", "developer", "strategist", "lead", "officer", "partner", "sre", "chief"),
         *("owner", "editor", "economist", "designer", "advisor", "adviser", "principal", "fellow"),
+        *_PROFESSION_WORDS,
     }
 )
 # A role right after a name (matched on the lowercased text): ", a senior analyst at",
@@ -91,11 +108,11 @@ def fabricated_person(ctx: Context) -> Iterator[Hit]:
 
 # "Dr. Smith Williams", "Prof. Anna Lindqvist": an authority with a title and no source.
 _HONORIFIC = re.compile(
-    r"(?:Dr|Prof|Professor)\.? [A-Z][a-z'\u2019-]{1,20} [A-Z][a-z'\u2019-]{1,30}"
+    rf"(?:Dr|Prof|Professor)\.? [{_UP}][{_LOW}'\u2019-]{{1,20}} [{_UP}][{_LOW}'\u2019-]{{1,30}}"
 )
 _HONORIFIC_GATE = frozenset({"dr", "prof", "professor"})
 # Any two capitalised names with a job title: maybe a real executive, maybe not; no rule knows.
-_ANY_PERSON = re.compile(rf"[A-Z][a-z]{{1,15}} {_SURNAME}")
+_ANY_PERSON = re.compile(rf"[{_UP}][{_LOW}]{{1,15}} {_SURNAME}")
 _NOT_FIRST_NAMES = frozenset(
     {
         *("The", "This", "That", "These", "Those", "Our", "Your", "Their", "His", "Her", "Its"),
@@ -103,6 +120,41 @@ _NOT_FIRST_NAMES = frozenset(
         *("New", "Open", "Google", "Microsoft", "Apple", "Amazon", "Meta", "Red", "Big", "Chief"),
     }
 )
+
+
+# "X, the German industrial designer": a definite description with no organisation names
+# someone known for the role itself; invented experts come with an employer ("a senior
+# analyst at ...", "the head of growth at ...").
+_FAMOUS_APPOSITIVE = re.compile(
+    r"\*{0,2},? ?\*{0,2} ?the (?:(?!at |of |from |with |for )[\w-]{1,20} ){0,4}?[\w-]{2,20}$"
+)
+
+
+# An employer right after the role ("the head of growth at Fernway"), not a clause after it
+# ("the German industrial designer who shaped Braun's products for decades").
+_AFFILIATION = re.compile(
+    r"(?: (?!who |that |which |whose |and )[\w-]{1,20}){0,3}? (?:at|of|from|with)(?![a-z])"
+)
+
+
+# A nationality in the description is how an article introduces a public figure to readers
+# ("the American economist"); invented experts get an employer instead.
+_NATIONALITY = re.compile(
+    r" the (?:[\w-]+ ){0,2}?(?:american|british|english|scottish|welsh|irish|german|french"
+    r"|italian|spanish|portuguese|dutch|belgian|swiss|austrian|swedish|norwegian|danish|finnish"
+    r"|icelandic|polish|czech|hungarian|greek|turkish|russian|ukrainian|israeli|egyptian|nigerian"
+    r"|kenyan|south african|indian|pakistani|chinese|japanese|korean|vietnamese|thai|indonesian"
+    r"|australian|canadian|mexican|brazilian|argentine|argentinian|chilean|colombian|peruvian"
+    r"|new zealand) "
+)
+
+
+def _famous(low: str, start: int, role_end: int) -> bool:
+    if not _FAMOUS_APPOSITIVE.match(low, start, role_end):
+        return False
+    if _NATIONALITY.search(low, start, role_end + 1):
+        return True
+    return not _AFFILIATION.match(low, role_end, role_end + 60)
 
 
 @rule(
@@ -124,22 +176,59 @@ def unsourced_person(ctx: Context) -> Iterator[Hit]:
         if match.group(0) in _KNOWN_PEOPLE:
             continue
         role = _ROLE_AFTER_NAME.match(low, match.end(), match.end() + 90)
-        if role is not None and not has_source(text, match.start()):
+        if role is not None and _famous(low, match.end(), role.end()):
+            continue  # "Dieter Rams, the German industrial designer": known, not invented
+        if role is not None and not _sourced(text, match.start()):
             yield Hit(match.start(), role.end(), f"unsourced person {match.group(0)!r} with a role")
 
 
-_QUOTATION = re.compile(r"[\"\u201c][^\"\u201c\u201d\n]{10,400}[\"\u201d]")
+_QUOTATION = re.compile(
+    r"[\"\u201c][^\"\u201c\u201d\n]{10,400}[\"\u201d]|\u2018[^\u2018\u2019\n]{10,400}\u2019(?![a-z])"
+)
 _SAYS = (
     r"(?:said|says|explains|explained|notes|noted|adds|added|recalls|recalled|argues|argued"
     r"|writes|wrote|observes|observed|warns|warned|insists|insisted|quipped|remarked|tells|told"
-    r"|puts it|put it|calls it|called it|according to)"
+    r"|puts it|put it|calls it|called it|according to|declared|declares|joked|jokes|asked|asks"
+    r"|advised|advises|reminded|suggested|suggests|claimed|claims|stated|states|tweeted|posted"
+    r"|replied|answered|mused|cautioned|predicted|predicts|admitted|liked to say|used to say"
+    r"|summed it up|sums it up)"
 )
 _SPEAKER_AFTER = re.compile(rf",? ?{_SAYS} (?:[\w-]{{1,20}} ){{0,2}}?[A-Z][\w.'\u2019-]{{1,30}}")
-# An attribution line under a quote: "> \u2014 Maria Gonzalez, VP of Marketing".
-_DASH_AFTER = re.compile(r"[ \t]*(?:\n[ \t]*>?[ \t]*){0,3}[\u2014\u2013-]{1,2} ?[A-Z][a-z]+ [A-Z]")
+# The name first, then the verb: '"...," Einstein said', '"...," Jane Doe explained'.
+_NAME_SAYS_AFTER = re.compile(
+    rf",? ?(?:[{_UP}][{_LOW}.'\u2019-]{{1,30}} ){{1,3}}(?:once |later |famously )?{_SAYS}(?![a-z])"
+)
+# An attribution line under a quote: "> \u2014 Maria Gonzalez, VP of Marketing", "\u2014 Einstein".
+_DASH_AFTER = re.compile(
+    rf"[ \t]*(?:\n[ \t]*>?[ \t]*){{0,3}}[\u2014\u2013-]{{1,2}} ?[{_UP}][{_LOW}]{{2,}}"
+    rf"(?: [{_UP}]|[,.\n]|$)"
+)
 _SPEAKER_BEFORE = re.compile(
-    r"[A-Z][a-z]{1,20} [A-Z][\w'\u2019-]{1,30},? (?:[\w-]{1,20} ){0,4}?"
+    rf"[{_UP}][{_LOW}]{{1,20}} [{_UP}][\w'\u2019-]{{1,30}},? (?:[\w-]{{1,20}} ){{0,4}}?"
     rf"{_SAYS}(?: [\w-]{{1,20}}){{0,5}}[,:]? ?$"
+)
+# One name: "Einstein once said, ...", "As Jobs put it: ..." (pronouns and common sentence
+# openers are not names).
+_ONE_NAME_BEFORE = re.compile(
+    rf"(?<![\w'\u2019-])(?P<name>[{_UP}][{_LOW}]{{2,20}}),? (?:once |later |famously |reportedly "
+    rf"|supposedly |allegedly )?{_SAYS}(?: [\w-]{{1,20}}){{0,4}}[,:]? ?$"
+)
+_NOT_SPEAKERS = frozenset(
+    {
+        *("The", "This", "That", "It", "He", "She", "They", "We", "You", "One", "Someone"),
+        *("Everyone", "Nobody", "People", "Critics", "Users", "Customers", "Readers", "Others"),
+        *("Experts", "Some", "Many", "Most", "Who", "What", "Which", "As", "And", "But", "So"),
+        *("Research", "Science", "History", "Wisdom", "Folklore", "Legend", "Tradition"),
+    }
+)
+# A name and a colon right before the quote: 'Steve Jobs: "..."', '**Maren Holt:** "..."'.
+_NAME_COLON = re.compile(
+    rf"(?<![\w'\u2019-])\*{{0,2}}[{_UP}][{_LOW}]{{1,20}} [{_UP}][\w'\u2019-]{{1,30}}\*{{0,2}}:"
+    r"\*{0,2} ?$"
+)
+# A blockquote without quotation marks, attributed on a dash line at its end.
+_BLOCK_ATTRIBUTION = re.compile(
+    rf"\n[ \t]*>?[ \t]*[\u2014\u2013]{{1,2}} ?[{_UP}][{_LOW}]{{2,}}(?: [{_UP}][\w'\u2019-]+)*"
 )
 
 
@@ -147,26 +236,70 @@ _SPEAKER_BEFORE = re.compile(
     "fabricated_quote",
     Severity.CRITICAL,
     FAMILY,
-    "A quotation attributed to a person (after it, before it, or on a dash line under it) with "
-    "no source in its paragraph.",
+    "A quotation attributed to a person (after it, before it, on a dash line under it, or beside "
+    "a name in a table row) with no source in its paragraph (its row, in a table).",
 )
 def fabricated_quote(ctx: Context) -> Iterator[Hit]:
     text = ctx.prose
+    if "\u2014" in text or "\u2013" in text:
+        yield from _attributed_blockquotes(text)
     # The quotation pattern starts with a character class, which `re` tries at every position:
     # a draft without double quotes skips the scan.
-    if '"' not in text and "\u201c" not in text:
+    if '"' not in text and "\u201c" not in text and "\u2018" not in text:
         return
     for quote in _QUOTATION.finditer(text):
-        after = _SPEAKER_AFTER.match(text, quote.end(), quote.end() + 60)
-        after = after or _DASH_AFTER.match(text, quote.end(), quote.end() + 40)
-        before = None
-        if after is None:
-            window_start = max(0, quote.start() - 120)
-            before = _SPEAKER_BEFORE.search(text, window_start, quote.start())
-        if after is None and before is None:
+        span = _attribution(text, quote)
+        if span is None or _sourced(text, quote.start()):
             continue
-        if has_source(text, quote.start()):
-            continue
-        start = before.start() if before is not None else quote.start()
-        end = after.end() if after is not None else quote.end()
-        yield Hit(start, end, "attributed quote with no source")
+        yield Hit(span[0], span[1], "attributed quote with no source")
+
+
+def _attribution(text: str, quote: re.Match[str]) -> tuple[int, int] | None:
+    """The span of the quote with its attribution, or None when nobody is named."""
+    after = (
+        _SPEAKER_AFTER.match(text, quote.end(), quote.end() + 60)
+        or _NAME_SAYS_AFTER.match(text, quote.end(), quote.end() + 60)
+        or _DASH_AFTER.match(text, quote.end(), quote.end() + 40)
+    )
+    if after is not None:
+        return quote.start(), after.end()
+    window_start = max(0, quote.start() - 120)
+    before = _SPEAKER_BEFORE.search(text, window_start, quote.start())
+    if before is None:
+        one = _ONE_NAME_BEFORE.search(text, window_start, quote.start())
+        before = one if one is not None and one.group("name") not in _NOT_SPEAKERS else None
+    if before is None:
+        before = _NAME_COLON.search(text, window_start, quote.start())
+    if before is not None:
+        return before.start(), quote.end()
+    row_start, row_end = line_bounds(text, quote.start())
+    if text.startswith("|", row_start) and _named_in_row(text, row_start, row_end):
+        return quote.start(), quote.end()
+    return None
+
+
+def _named_in_row(text: str, start: int, end: int) -> bool:
+    for match in _ANY_PERSON.finditer(text, start, end):
+        if match.group(0).split(" ", 1)[0] not in _NOT_FIRST_NAMES:
+            return True
+    return False
+
+
+def _attributed_blockquotes(text: str) -> Iterator[Hit]:
+    for start, end in line_start_matches(_BLOCK_ATTRIBUTION, text):
+        quote_line_start = text.rfind("\n", 0, max(0, start - 1)) + 1
+        if not text[quote_line_start:start].lstrip(" \t").startswith(">"):
+            continue  # a dash line under ordinary prose is not an attribution
+        if '"' in text[quote_line_start:start] or "\u201c" in text[quote_line_start:start]:
+            continue  # a quote in marks is judged by the quotation rule
+        if not _sourced(text, quote_line_start):
+            yield Hit(quote_line_start, end, "attributed quote with no source")
+
+
+def _sourced(text: str, pos: int) -> bool:
+    """In a table each row is its own claim: its source is in the row. Elsewhere, has_source."""
+    row_start, row_end = line_bounds(text, pos)
+    if text.startswith("|", row_start):
+        row = text[row_start:row_end]
+        return "](" in row or "http" in row.lower() or "<a " in row.lower()
+    return has_source(text, pos)

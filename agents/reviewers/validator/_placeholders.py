@@ -36,7 +36,11 @@ _PLACEHOLDERS = tuple(
             rf"\[(?:(?:[a-z-]{{1,20}} ){{0,2}}{_MEDIA}(?:[-_ ]?\d{{1,3}})? ?:"
             r"[^\]\n]{0,300}\](?![(\[])"
             r"|(?:insert|add|your|placeholder|todo|tbd|tk|link to|citation|source|company name"
-            r"|author name|name of)(?![a-z])[^\]\n]{0,200}\]"
+            # (not a link's text: "[your dashboard](https://...)", "[source](https://...)")
+            r"|author name|name of|paste|include link)(?![a-z])[^\]\n]{0,200}\](?!\()"
+            # a bare [link], [url], [source] with no target after it (unless a reference
+            # definition "[link]: ..." gives it one: see placeholder())
+            r"|(?P<bare>link|url|source|citation|ref)\](?![(\[:])"
             # [INTERNAL SNIPPET 2], [internal source], [internal context]: the writer prompt's words
             r"| ?internal (?:snippets?|sources?|context|notes?|docs?|data|links?)(?: \d{1,3})? ?\]"
             # unresolved internal-link tokens: [posts/{slug}], [posts/abc-123], [POST_ID: 12]
@@ -54,15 +58,36 @@ _PLACEHOLDERS = tuple(
             # bare parentheticals standing in for a source: (source), (cite), (add source)
             r"\((?: ?(?:sources?|citations?|cite|references?|ref|links?|urls?)"
             r"(?: needed| here| tbd| to come)? ?\)"
-            r"| ?(?:add|insert) (?:a |an |the )?(?:source|citation|link|reference|url|quote"
-            r"|statistic|stat|image|example|figure)s?(?: here)? ?\))",
+            r"| ?(?:add|insert|include|paste|put) (?:a |an |the |your )?(?:source|citation|link"
+            r"|reference|url|quote|statistic|stat|image|example|figure|screenshot)s?"
+            r"(?: here)?(?: (?:to|for|of|on|from) [^)\n]{1,80})? ?\))",
         ),
+        # <insert link>, <add source here>, {insert url}
+        (
+            "<",
+            r"<(?:insert|add|paste|your|link|url|source)(?:[ _-][a-z0-9 _-]{0,60})?>",
+        ),
+        ("{", r"\{(?:insert|add|paste|your) [a-z0-9 _-]{1,60}\}"),
         # template variables: {{name}}, {company_name}
         ("{", r"\{(?:\{[^{}\n]{1,100}\}\}|[a-z][a-z0-9]{0,30}(?:_[a-z0-9]{1,30}){1,4}\})"),
     )
 )
-_PLACEHOLDER_WORDS = re.compile(r"(?:TODO|TBD|FIXME|XXX)(?![\w])")
-_PLACEHOLDER_GATE = ("todo", "tbd", "fixme", "xxx")
+_PLACEHOLDER_WORDS = re.compile(
+    r"(?:TODO|TBD|FIXME|XXX|(?:INSERT|ADD) (?:A |THE )?(?:LINK|URL|SOURCE|CITATION|IMAGE)"
+    r"|LINK HERE|URL HERE)(?![\w])"
+)
+_PLACEHOLDER_GATE = ("todo", "tbd", "fixme", "xxx", "insert", "add", "here")
+# Bare instructions to the editor at the end of a line or before "here": "- Pricing guide:
+# insert link", "see our guide (link here)", "insert the URL here." ("to insert a link, press
+# Ctrl+K" goes on, so it is not one).
+_BARE_INSERT = re.compile(
+    r"(?:insert|add|paste) (?:a |an |the |your )?(?:link|url|source|citation|reference)s?"
+    r"(?: here| to [^\n.,;:]{1,60} here)(?![a-z])"
+)
+_NOTE_INSERT = re.compile(
+    r"[:\u2013\u2014-] (?:insert|add|paste) (?:a |an |the |your )?(?:link|url|source|citation"
+    r"|reference)s?(?: to [^\n.,;:]{1,60})?(?= ?[.)\]]? *(?:\n|$))"
+)
 
 
 @rule(
@@ -79,18 +104,35 @@ def placeholder(ctx: Context) -> Iterator[Hit]:
         candidates = [
             m for literal, pattern in _PLACEHOLDERS if literal in low for m in pattern.finditer(low)
         ]
-        found = [
-            m
-            for m in leftmost(candidates)
-            if not (low[m.start()] == "(" and m.start() and low[m.start() - 1] == "]")
-        ]
+        found = [m for m in leftmost(candidates) if _kept(low, m)]
         if any(word in low for word in _PLACEHOLDER_GATE):
             found += word_matches(_PLACEHOLDER_WORDS, text)
+            if "insert" in low or "add" in low or "paste" in low:
+                found += word_matches(_BARE_INSERT, low)
+                found += _NOTE_INSERT.finditer(low)
         if "lorem ipsum" in low:
             found += _LOREM.finditer(low)
+        last_end = -1
         for match in sorted(found, key=lambda m: m.start()):
+            if match.start() < last_end:
+                continue  # "(insert link to the pricing page)" is one placeholder
+            last_end = match.end()
             message = f"leftover placeholder {text[match.start() : match.end()][:60]!r}"
             yield Hit(match.start(), match.end(), message, in_title)
 
 
 _LOREM = re.compile("lorem ipsum")
+
+
+def _kept(low: str, match: re.Match[str]) -> bool:
+    """ "(source)" right after "]" is a link target (matched at its "]" already); a bare "[link]"
+    is a placeholder unless it is a reference link: after "][", or with a "[link]: url"
+    definition in the draft."""
+    start = match.start()
+    after_bracket = start > 0 and low[start - 1] == "]"
+    if low[start] == "(":
+        return not after_bracket
+    bare = match.group("bare") if "bare" in match.re.groupindex else None
+    if bare is None:
+        return True
+    return not after_bracket and f"[{bare}]:" not in low

@@ -1,7 +1,7 @@
-"""Critical: statistics and studies with nobody behind them; warnings: sources named but not linked.
+"""Critical: statistics and studies with nobody behind them.
 
-A figure or a study needs a source in its paragraph (a link, a footnote reference); a named source
-("according to Gartner") without a link is a warning, since the name may be real.
+A figure or a study needs a stated source (_sources.has_source: its paragraph, or the lead-in or
+source line of its list or table); sources named without a link are _unlinked's warnings.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._sources import has_source
 from agents.reviewers.validator._text import (
     at_word_start,
-    line_start_matches,
+    line_bounds,
     phrase_matches,
     phrases,
     word_matches,
@@ -73,7 +73,9 @@ _POPULATION = (
 # The effect may follow a word or two naming what changed ("a 40% performance boost", "a 30%
 # cost reduction").
 _EFFECT_AFTER = re.compile(
-    r" ?(?:[a-z-]{2,20} ){0,2}?(?:increase|decrease|reduction|improvement|boost|rise|drop|growth"
+    # not across a preposition: "20 percent for saving" is a budget share, not a saving
+    r" ?(?:(?!(?:for|to|on|in|into|toward|towards|at|as|per) )[a-z-]{2,20} ){0,2}?"
+    r"(?:increase|decrease|reduction|improvement|boost|rise|drop|growth"
     r"|decline|jump|gain|lift"
     r"|saving|savings|faster|slower|cheaper|higher|lower|fewer|better|smaller|larger|uplift"
     r"|more likely|less likely|more often|less often|higher conversion"
@@ -157,6 +159,9 @@ def unsourced_statistic(ctx: Context) -> Iterator[Hit]:
     found: list[tuple[int, int]] = []
     if "%" in low or "cent" in ctx.words or "percent" in ctx.words:
         found += _percent_effects(low)
+        found += _hedged_shares(low)
+        if "|" in low:
+            found += _table_figures(low)
     if ctx.has_any(_SHAPE_GATE):
         found += [(m.start(), m.end()) for m in phrase_matches(_SHAPES, low, ctx.words)]
     found += _ratios(low)
@@ -203,6 +208,54 @@ _HYPOTHETICAL = re.compile(
     r"(?:by |with |for |to )?)"
     r"(?:only |just |over |about |around |roughly |nearly |almost |as many as |as few as )?$"
 )
+
+
+# A hedged share of a population, whatever the population: "roughly 40 percent of new
+# restaurants", "an estimated 70% of the world's data"; not an instruction ("put about 20% of
+# your income into savings") and not a figure of speech ("about 90% of the time").
+_HEDGED_SHARE = re.compile(
+    r"(?:roughly|about|around|nearly|almost|approximately|an estimated|close to|more than|over"
+    r"|upwards of|well over|just over|just under|fewer than|less than) "
+    rf"(?:\d{{1,3}}(?:[.,]\d{{1,2}})?|{_NUMBER_WORD}) ?(?:%|percent|per cent) of "
+    r"(?!(?:the |all )?(?:time|cases|your|my|it|them|this|that)(?![a-z]))(?:[a-z'\u2019-]+ ){0,3}"
+    r"[a-z'\u2019-]{3,}"
+)
+_INSTRUCTION_BEFORE = re.compile(
+    r"(?<![a-z])(?:put|spend|allocate|save|set aside|keep|aim for|target|leave|budget|reserve"
+    r"|invest|devote|give|use|limit|cap|reduce|cut|increase|raise|add|remove|take|aim|set)"
+    r"(?: [\w'\u2019-]{1,20}){0,3} $"
+)
+# Figures in a table: a percentage cell in a row that says whose share or what changed.
+_ROW_SUBJECT = re.compile(
+    rf"{_POPULATION}|(?<![a-z])(?:rate|rates|share|adoption|growth|churn|conversion|retention"
+    r"|respondents|increase|decrease|decline|drop|rise|fall|change|penetration|usage|uptake"
+    r"|prevalence|likelihood|chance|odds|risk)(?![a-z])"
+)
+# A cell holding a figure: "64%", "+12 percent", "about 1 in 4", "41% of staff", "3x".
+_CELL_FIGURE = re.compile(
+    r"\| *[*_]{0,2}(?:about |around |roughly |nearly |over |~|\+|-|\u2212)?"
+    r"(?:\d{1,3}(?:[.,]\d{1,2})? ?(?:%|percent|per cent)|\d{1,2} in \d{1,3}"
+    r"|\d{1,2}(?:\.\d)? ?(?:x|times))(?![\w])"
+)
+
+
+def _hedged_shares(low: str) -> Iterator[tuple[int, int]]:
+    for match in word_matches(_HEDGED_SHARE, low):
+        if not _INSTRUCTION_BEFORE.search(low, max(0, match.start() - 40), match.start()):
+            yield match.start(), match.end()
+
+
+def _table_figures(low: str) -> Iterator[tuple[int, int]]:
+    """Figure cells of a table whose row or header says whose share or what changed."""
+    for match in _CELL_FIGURE.finditer(low):
+        row_start, row_end = line_bounds(low, match.start())
+        if not low[row_start:row_end].lstrip().startswith("|"):
+            continue
+        table_start = low.rfind("\n\n", max(0, row_start - 4000), row_start)
+        header_end = low.find("\n", table_start + 2 if table_start != -1 else 0)
+        header = low[max(0, table_start + 2) : header_end] if header_end != -1 else ""
+        if _ROW_SUBJECT.search(low, row_start, row_end) or _ROW_SUBJECT.search(header):
+            yield match.start() + 1, match.end()
 
 
 def _percent_effects(low: str) -> Iterator[tuple[int, int]]:
@@ -285,69 +338,3 @@ def vague_attribution(ctx: Context) -> Iterator[Hit]:
             continue
         if not has_source(text, start):
             yield Hit(start, end, f"figure attributed to nobody: {text[start:end]!r}")
-
-
-# A document pointed at but not linked: "as highlighted in this Medium article".
-_POINTED_SOURCE = phrases(
-    (
-        "highlighted noted reported described shown explained mentioned discussed covered outlined",
-        r"as (?:highlighted|noted|reported|described|shown|explained|mentioned|discussed|covered"
-        r"|outlined) (?:in|by) (?:this|that|a|an|one|the) (?:recent |great |excellent )?"
-        r"(?:[\w-]{1,20} ){0,2}?(?:article|post|blog post|paper|study|report|thread|video|talk"
-        r"|book|documentation|docs|guide|survey|piece|write-up|newsletter)(?![a-z])",
-    ),
-    ("medium", r"(?:this|a|that) (?:recent )?medium (?:article|post)(?![a-z])"),
-)
-
-
-@rule(
-    "unlinked_source",
-    Severity.WARNING,
-    FAMILY,
-    'A document pointed at but not linked ("as highlighted in this Medium article"): it may exist; '
-    "a person should check.",
-    human_review=True,
-)
-def unlinked_source(ctx: Context) -> Iterator[Hit]:
-    last_end = -1
-    for match in sorted(
-        phrase_matches(_POINTED_SOURCE, ctx.lower, ctx.words), key=lambda m: m.start()
-    ):
-        if match.start() < last_end:
-            continue
-        last_end = match.end()
-        if not has_source(ctx.prose, match.start()):
-            text = ctx.prose[match.start() : match.end()]
-            yield Hit(match.start(), match.end(), f"source named but not linked: {text!r}")
-
-
-_ACCORDING_TO = re.compile(r"according to ")
-_NAMED_SOURCE = re.compile(r"(?:the )?(?:[A-Z][\w&.'\u2019-]{1,30} ){0,3}[A-Z][\w&.'\u2019-]{1,30}")
-_SOURCE_IN_PARENS = re.compile(r"\((?:source|via|sources)\s?:\s?[^)\n]{1,80}\)")
-_SOURCE_LINE = re.compile(
-    r"\n {0,3}(?:\*\*)?(?:sources?|references?)(?:\*\*)? ?:(?:\*\*)?[ \t]+\S[^\n]{0,300}"
-    r"(?=\n|\Z)"
-)
-_SOURCE_WORDS = frozenset({"source", "sources", "via", "reference", "references"})
-
-
-@rule(
-    "unlinked_citation",
-    Severity.WARNING,
-    FAMILY,
-    'A named source with no link ("according to Gartner", "(Source: Statista)").',
-)
-def unlinked_citation(ctx: Context) -> Iterator[Hit]:
-    found: list[tuple[int, int]] = []
-    matches = word_matches(_ACCORDING_TO, ctx.lower) if "according" in ctx.words else ()
-    for match in matches:
-        # The source's name is capitalised: match it in the original text.
-        name = _NAMED_SOURCE.match(ctx.prose, match.end(), match.end() + 160)
-        if name is not None:
-            found.append((match.start(), name.end()))
-    if ctx.has_any(_SOURCE_WORDS):
-        found += [(m.start(), m.end()) for m in _SOURCE_IN_PARENS.finditer(ctx.lower)]
-        found += line_start_matches(_SOURCE_LINE, ctx.lower)
-    for start, end in sorted(found):
-        if not has_source(ctx.prose, start):
-            yield Hit(start, end, f"unlinked citation {ctx.prose[start:end][:60]!r}")

@@ -228,3 +228,11 @@ def buzzword_density(ctx: Context) -> Iterator[Hit]:
             found[0].end(),
             f"{len(found)} buzzwords ({per_1000:.1f} per 1,000 words > {limit:g}): {sample}",
         )
+        # Every buzzword past twice the allowance is a warning of its own, so a draft made of
+        # them (more than the reject threshold past it) is promoted to critical like any other
+        # repeated warning; a draft just over the limit keeps one warning.
+        allowed = max(3, int(2 * limit * words / 1000))
+        for match in found[allowed:]:
+            yield Hit(
+                match.start(), match.end(), f"buzzword past the allowance: {match.group(0)!r}"
+            )

@@ -41,40 +41,18 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
     # Fourth held-out split (eval/heldout4/README.md), written without reading the rules or any
     # eval draft. Its first run (validator only, at 8984c11) missed these; they are listed as
     # that run decided them, held out and untouched, so the figure stays honest until someone
-    # tunes on dev and a gap closes (then remove it here).
+    # tunes on dev and a gap closes (then remove it here). Issue 11's first run on i11t (at
+    # db8edcb) missed the same 16; general rules tuned on new dev drafts (heldout4's drafts
+    # unread, only the report's names and finding lines seen) closed 12 of them.
     "heldout4": {
         "fp-4-dialogue-last.md": "first-person anecdote with invented dialogue not detected "
         "(issue 11; held out, untouched)",
-        "pl-3-insert-link-list.md": "placeholder '(insert link to ...)' in a list item not "
-        "detected (issue 11; held out, untouched)",
-        "lo-6-word-count-note.md": "leaked word-count note to the requester not detected "
-        "(issue 11; held out, untouched)",
         "fa-6-real-person-invented-quote.md": "invented quote attributed to a real person, no "
         "source, not detected (issue 11; held out, untouched)",
-        "fa-7-table-experts.md": "invented named coaches in a table not detected (issue 11; "
-        "held out, untouched)",
-        "us-1-roughly-percent-opening.md": "'Roughly 62 percent' with no source not detected "
-        "(issue 11; held out, untouched)",
-        "us-6-table-stats.md": "unsourced percentages in a table not detected (issue 11; held "
-        "out, untouched)",
-        "cc-2-team-size.md": "'support team of more than 60' against team size 14 not detected "
-        "(issue 11; held out, untouched)",
         "cc-7-award-list.md": "unverifiable award claim not detected (issue 11; held out, "
         "untouched)",
-        "cc-8-about-table.md": "'Founded 2011' in a table against founded 2018 not detected "
-        "(issue 11; held out, untouched)",
-        "fi-2-tapestry-wellness.md": "draft made of stock phrases only warned, not rejected "
-        "(issue 11; held out, untouched)",
         "in-8-roleplay-blockquote.md": "role-play instruction to the reviewers in a blockquote "
         "held for review, not rejected (issue 12's injection rule; held out, untouched)",
-        "clean-43-50-30-20.md": "rejected by unsourced_statistic: the 50/30/20 budget rule's "
-        "percentages are not statistics (issue 11; held out, untouched)",
-        "clean-47-dieter-rams.md": "held for review by unsourced_person although the person is "
-        "real and linked (issue 11; held out, untouched)",
-        "clean-48-nadella-linked.md": "rejected by unknowable_company_claim: 'a team of six' is "
-        "a generic example, not the company (issue 11; held out, untouched)",
-        "clean-49-as-an-ai-language-model-quoted.md": "rejected by assistant_chatter: an article "
-        "quoting the disclaimer as an example (issue 11; held out, untouched)",
     },
 }
 # Drafts per family a split must hold (heldout3 is small: 3 per validator family, 2 injection).

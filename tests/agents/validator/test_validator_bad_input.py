@@ -46,6 +46,12 @@ ADVERSARIAL: dict[str, list[str]] = {
         repeat("increased by 1 "),
         repeat("1 percent"),
     ],
+    "company_fact_sheet": [
+        repeat("\n| founded | "),
+        repeat("\n- **team size:** "),
+        repeat("about us | clients | a, "),
+        repeat("\n| revenue |" + " " * 50),
+    ],
     "unknowable_company_claim": [
         repeat("our team of "),
         repeat("we have been doing x "),

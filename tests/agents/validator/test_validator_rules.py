@@ -39,6 +39,11 @@ CASES: list[tuple[str, str, str]] = [
         "It reduces latency noticeably in practice; 30 people agreed.",
     ),
     (
+        "company_fact_sheet",
+        "## About us\n\n| Founded | 2009 |\n| Revenue | $2M |",
+        "## Apple at a glance\n\n| Founded | 1976 |\n| Revenue | $383B |",
+    ),
+    (
         "unknowable_company_claim",
         "Our team of 40 engineers built it.",
         "A team of engineers built it.",

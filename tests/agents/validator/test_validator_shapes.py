@@ -114,3 +114,114 @@ def test_imagined_cases_pass(text: str) -> None:
 def test_a_real_figure_beside_an_imagined_one_still_rejects() -> None:
     text = "If half of your users scroll, fine. About a third of developers use Rust."
     assert "unsourced_statistic" in critical_codes(text)
+
+
+# --- the fifth pass (shapes written after heldout4's first run; tuned on dev drafts) ---------
+
+FACTS = Settings(
+    company_name="Larkspur Labs",
+    company_team_size=8,
+    company_founded_year=2020,
+    company_clients="Mistral Bakery",
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ('"No," I replied, and she thanked me.', "first_person_experience"),
+        ('"Double it," said my team lead.', "first_person_experience"),
+        ("When I asked why, she said: 'because it is Friday.'", "first_person_experience"),
+        ("- Returns: see the form <insert link to the returns form>.", "placeholder"),
+        ("- Size guide \u2013 add link", "placeholder"),
+        ("Read [link] for details.", "placeholder"),
+        ("Insert the URL here.", "placeholder"),
+        ("Done.\n\n*(Word count: 1,118)*", "planning_scaffold"),
+        ("This draft comes in at roughly 900 words.", "planning_scaffold"),
+        (
+            'Ada Lovelace: "The most dangerous bug is the one you never saw fail."',
+            "fabricated_quote",
+        ),
+        (
+            "\u2018A result without a control is an anecdote,\u2019 Marie Curie declared.",
+            "fabricated_quote",
+        ),
+        (
+            'As Drucker famously put it, "What gets measured gets managed, always."',
+            "fabricated_quote",
+        ),
+        (
+            "> Every error message is documentation read at the worst moment.\n"
+            "> \u2014 Tom\u00e1s Villa",
+            "fabricated_quote",
+        ),
+        (
+            "| Expert | View |\n|---|---|\n"
+            '| In\u00e8s Marchetti | "Two cuts, then a long pause." |',
+            "fabricated_quote",
+        ),
+        (
+            "Close to 70 percent of first-time buyers abandon a forced sign-up.",
+            "unsourced_statistic",
+        ),
+        (
+            "| Measure | Share |\n|---|---|\n| Small companies offering hybrid work | 64% |",
+            "unsourced_statistic",
+        ),
+        ("| Country | Adoption |\n|---|---|\n| Norway | +40 percent |", "unsourced_statistic"),
+        ("We have picked up three national design awards for this.", "unknowable_company_claim"),
+        (
+            "Our booking flows have been shortlisted for two design prizes.",
+            "unknowable_company_claim",
+        ),
+        ("Larkspur Labs was named one of the best agencies by Clutch.", "unknowable_company_claim"),
+        ("We are a tight-knit team of 30.", "unknowable_company_claim"),
+        ("## About us\n\n| Founded | 2014 |\n| Team size | 35 |", "company_fact_sheet"),
+        ("About us:\n\n- **Clients:** Mistral Bakery, Nike", "company_fact_sheet"),
+        ("About us:\n\n- **Awards:** Webby honoree 2023", "company_fact_sheet"),
+        ("## About us\n\n| Revenue | $2M |", "company_fact_sheet"),
+    ],
+)
+def test_fifth_pass_shapes_reject(text: str, code: str) -> None:
+    assert code in critical_codes(text, FACTS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "To insert a link, press Ctrl+K and paste the address.",
+        "You can add a link to any heading.",
+        "Cite the [source](https://www.nngroup.com/articles/) and open [your dashboard](https://x.org).",
+        "See [the docs][link].\n\n[link]: https://example.org",
+        "Keep the word count under 300.",
+        'The bot answered: "As an AI language model, I cannot help." Useless.',
+        "> I don't have personal experiences with this jacket.",
+        '"It works on my machine," the saying goes.',
+        'Note: "Keep this file out of version control at all times."',
+        "Dieter Rams, the German industrial designer, wrote ten principles.",
+        "Herbert Simon, the American economist, coined the word satisficing.",
+        "Use 50 percent for needs, 30 percent for wants and 20 percent for saving.",
+        "Put about 20% of your income into savings.",
+        "About 90% of the time, it is DNS.",
+        "| Setting | Value |\n|---|---|\n| Backdrop opacity | 40% |\n| Scale | 2x |",
+        "## Apple at a glance\n\n| Founded | 1976 |\n| Employees | 160,000 |",
+        "A team of six engineers can maintain twenty settings.",
+        "Our team of 8 takes turns.",
+        "The film won three awards.",
+    ],
+)
+def test_fifth_pass_lookalikes_pass(text: str) -> None:
+    report = validate(text, settings=FACTS)
+    assert report.approved, report.codes()
+    assert "unsourced_person" not in report.codes()
+
+
+def test_a_draft_made_of_buzzwords_rejects_and_a_few_only_warn() -> None:
+    soup = (
+        "Embark on a transformative journey as we delve into the vibrant tapestry of routines. "
+        "This holistic guide will unlock a myriad of possibilities and foster a seamless start. "
+        "Leverage rituals to elevate your mindset; a meticulous routine is a testament."
+    )
+    assert "buzzword_density" in critical_codes(soup)
+    few = "We delve into the topic. " + "Plain words about caching and queues. " * 20
+    assert "buzzword_density" not in critical_codes(few + " A vibrant tapestry, a testament.")
