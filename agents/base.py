@@ -81,7 +81,7 @@ class Deps:
     llm: Any = None  # agents.llm: provider router
     http: Any = None  # agents.net: the guarded HTTP client (the only way to fetch a draft's URL)
     search: Any = None  # agents.reviewers.factcheck: search backend
-    screenshotter: Any = None  # agents.reviewers.vision: renders preview_url
+    screenshotter: Any = None  # agents.reviewers.preview: renders preview_url
     facts: Any = None  # validator known_wrong_fact overrides (sequence), loaded from fact_overrides
     now: Callable[[], datetime] = field(default=utc_now)
 

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: te
 from agents.llm import AnswerError, LLMRouter, OllamaProvider, parse_json_answer
 from agents.net import GuardedClient
 from agents.reviewers.critic import read_verdict
-from agents.reviewers.vision import PlaywrightScreenshotter
+from agents.reviewers.preview import PlaywrightScreenshotter
 from agents.settings import Settings
 from tests.agents.fakes import FakeOllama, ollama_chat
 from tests.helpers.http import Reply, StaticSite

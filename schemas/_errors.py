@@ -49,7 +49,7 @@ RuntimeError, ...). tests/test_errors.py checks that this drawing is the real tr
     ├── SearchUnavailable                  agents.reviewers.factcheck: search is down
     ├── FactsUnavailable                   agents.facts: fact_overrides cannot be read
     ├── ImageProblem (ValueError)          agents.reviewers.vision: an image it cannot judge
-    ├── PreviewError                       agents.reviewers.vision: the page cannot render
+    ├── PreviewError                       agents.reviewers.preview: the page cannot render
     └── SinkError (RuntimeError)           streams.runtime.sinks: a write failed for good
 
 The codec

@@ -1,10 +1,13 @@
 """The reviewers: `REVIEWERS` is the one list of which exist and in what order, one line each.
 Adding a reviewer is its module (or package) plus its line here; agents.registry loads them.
+One home per reviewer: its spec, prompt, answer schema and the reader of the answer live in its
+own module or folder; what several share is a private module here (`_text_gate`, `_vision`).
 
 Nothing here imports a reviewer: the command line reads this list (for `qa_required_to_pass` and
 friends) without loading the model SDKs. What can be checked without importing one is checked at
-import of this package, loudly (`ReviewerRegistryError`): a name twice, a name that is not a
-lower-case identifier, a module that does not exist. agents.registry checks the rest when the
+import of this package, loudly (`ReviewerRegistryError`): a name twice, a module twice (two
+reviewers sharing one home), a name that is not a lower-case identifier, a module that does not
+exist. agents.registry checks the rest when the
 reviewers load: each module's SPECS holds exactly the names listed for it here.
 """
 
@@ -27,12 +30,12 @@ REVIEWERS: tuple[tuple[str, str], ...] = (
     ("validator", "agents.reviewers.validator"),
     ("critic", "agents.reviewers.critic"),
     ("consistency", "agents.reviewers.consistency"),
-    ("topic_delivery", "agents.reviewers.consistency"),
+    ("topic_delivery", "agents.reviewers.topic_delivery"),
     ("citations", "agents.reviewers.citations"),
     ("urls", "agents.reviewers.urls"),
     ("web_factcheck", "agents.reviewers.factcheck"),
     ("vision", "agents.reviewers.vision"),
-    ("preview", "agents.reviewers.vision"),
+    ("preview", "agents.reviewers.preview"),
 )
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -40,13 +43,20 @@ _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 def check_entries(entries: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """The names of `entries`, after checking what can be checked without importing a reviewer:
-    each name well-formed and once, each module present."""
+    each name well-formed and once, each module present and the home of one reviewer."""
     names: list[str] = []
+    homes: dict[str, str] = {}
     for name, module in entries:
         if not _NAME.fullmatch(name):
             raise ReviewerRegistryError(f"reviewer name {name!r} is not a lower-case identifier")
         if name in names:
             raise ReviewerRegistryError(f"reviewer {name!r} is listed twice")
+        if module in homes:
+            raise ReviewerRegistryError(
+                f"reviewers {homes[module]!r} and {name!r} share the module {module!r}; "
+                "each reviewer has a module (or folder) of its own"
+            )
+        homes[module] = name
         try:
             found = importlib.util.find_spec(module)
         except ModuleNotFoundError:  # its parent package does not exist either

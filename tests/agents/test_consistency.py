@@ -9,7 +9,10 @@ import pytest
 
 from agents.base import Deps, is_not_applicable
 from agents.llm import LLMRouter
-from agents.reviewers.consistency import SPECS, review_consistency, review_topic_delivery
+from agents.reviewers.consistency import SPECS as CONSISTENCY_SPECS
+from agents.reviewers.consistency import review_consistency
+from agents.reviewers.topic_delivery import SPECS as TOPIC_DELIVERY_SPECS
+from agents.reviewers.topic_delivery import review_topic_delivery
 from agents.settings import Settings
 from schemas.records import Provider, ReviewStatus, Severity
 from tests.agents.fakes import FakeOllama, ollama_chat, ollama_error
@@ -177,10 +180,10 @@ async def test_gate_model_and_thinking_budget(
 
 
 def test_specs() -> None:
-    by_name: dict[str, Any] = {s.name: s for s in SPECS}
-    assert set(by_name) == {"consistency", "topic_delivery"}
+    specs = (*CONSISTENCY_SPECS, *TOPIC_DELIVERY_SPECS)
+    assert [s.name for s in specs] == ["consistency", "topic_delivery"]
     off = Settings(qa_consistency_enabled=False, qa_topic_delivery_enabled=False)
-    for spec in SPECS:
+    for spec in specs:
         assert spec.provider is Provider.CONSISTENCY_GATE
         assert spec.enabled(Settings()) and not spec.enabled(off)
 

@@ -16,8 +16,8 @@ from PIL import Image, ImageStat
 
 from agents.base import Deps, is_not_applicable
 from agents.net import GuardedClient
-from agents.reviewers.vision import review_preview
-from agents.reviewers.vision._screenshot import _content_type, _page_height
+from agents.reviewers.preview import review_preview
+from agents.reviewers.preview._screenshot import _content_type, _page_height
 from agents.settings import Settings
 from schemas.records import ReviewStatus
 from tests.agents.fakes import FakeOllama, ollama_chat

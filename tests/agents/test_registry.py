@@ -52,11 +52,33 @@ def test_a_misspelled_name_fails_when_the_reviewers_load() -> None:
         load_specs((("critc", "agents.reviewers.critic"),))
 
 
-def test_a_reviewer_the_list_does_not_give_its_module_fails() -> None:
-    """agents.reviewers.consistency publishes two reviewers; listing only one of them is a mistake
-    too."""
-    with pytest.raises(ReviewerRegistryError, match=r"publishes 'topic_delivery'"):
-        load_specs((("consistency", "agents.reviewers.consistency"),))
+def test_a_reviewer_the_list_does_not_give_its_module_fails(monkeypatch) -> None:
+    """A module that publishes a second reviewer, listed for one of them: the other would be
+    dropped silently."""
+    from agents.reviewers.citations import SPECS as CITATIONS
+
+    spec = CITATIONS[0]
+    module = types.ModuleType("agents._test_two")
+    module.SPECS = (spec, base.ReviewerSpec("tone", spec.provider, spec.review, lambda s: True))  # type: ignore[attr-defined]
+    module.__spec__ = importlib_spec("agents._test_two")
+    monkeypatch.setitem(sys.modules, "agents._test_two", module)
+    with pytest.raises(ReviewerRegistryError, match=r"publishes 'tone'"):
+        load_specs((("citations", "agents._test_two"),))
+
+
+def test_two_reviewers_in_one_home_fail_before_any_module_loads() -> None:
+    """One home per reviewer: two names listed for one module are refused."""
+    entries = (
+        ("consistency", "agents.reviewers.consistency"),
+        ("topic_delivery", "agents.reviewers.consistency"),
+    )
+    with pytest.raises(ReviewerRegistryError, match="share the module"):
+        check_entries(entries)
+
+
+def test_each_reviewer_has_a_home_of_its_own() -> None:
+    modules = [module for _, module in REVIEWERS]
+    assert len(set(modules)) == len(modules)
 
 
 def test_a_new_reviewer_is_one_module_and_one_line(monkeypatch) -> None:

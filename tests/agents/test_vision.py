@@ -16,8 +16,10 @@ from PIL import Image
 from agents.base import Deps, is_not_applicable
 from agents.llm import LLMRouter
 from agents.net import GuardedClient
-from agents.reviewers.vision import SPECS, find_images, prepare_image, review_images
-from agents.reviewers.vision._images import ImageProblem, decode_data_uri
+from agents.reviewers.preview import SPECS as PREVIEW_SPECS
+from agents.reviewers.vision import SPECS as VISION_SPECS
+from agents.reviewers.vision import ImageProblem, find_images, prepare_image, review_images
+from agents.reviewers.vision._images import decode_data_uri
 from agents.settings import Settings
 from schemas.records import Provider, ReviewStatus
 from tests.agents.fakes import FakeOllama, ollama_chat
@@ -342,12 +344,13 @@ def test_prepare_image_converts_and_scales() -> None:
 
 
 def test_specs_default_off() -> None:
-    assert {s.name for s in SPECS} == {"vision", "preview"}
-    for spec in SPECS:
+    specs = (*VISION_SPECS, *PREVIEW_SPECS)
+    assert [s.name for s in specs] == ["vision", "preview"]
+    for spec in specs:
         assert spec.provider is Provider.VISION_GATE
         assert not spec.enabled(Settings())
     on = Settings(qa_vision_check_enabled=True, qa_preview_screenshot_enabled=True)
-    assert all(spec.enabled(on) for spec in SPECS)
+    assert all(spec.enabled(on) for spec in specs)
 
 
 def test_find_images_skips_code_and_keeps_alt_text() -> None:

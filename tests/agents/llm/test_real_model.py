@@ -119,15 +119,16 @@ def _validates(answer: dict[str, Any], schema: dict[str, Any]) -> list[str]:
 
 def test_every_answer_schema_bounds_its_strings_and_lists() -> None:
     """Without maxLength/maxItems a small model loops inside a string until the budget ends."""
-    from agents.reviewers import consistency
-    from agents.reviewers.vision import _gates
+    from agents.reviewers import consistency, topic_delivery
+    from agents.reviewers.preview import _review as preview
+    from agents.reviewers.vision import _review as vision
 
     schemas = {
         "critic": critic.ANSWER_SCHEMA,
         "consistency": consistency.CONSISTENCY_SCHEMA,
-        "topic_delivery": consistency.TOPIC_DELIVERY_SCHEMA,
-        "vision": _gates.images_schema(3),
-        "preview": _gates.PREVIEW_SCHEMA,
+        "topic_delivery": topic_delivery.TOPIC_DELIVERY_SCHEMA,
+        "vision": vision.images_schema(3),
+        "preview": preview.PREVIEW_SCHEMA,
     }
     assert {name: unbounded(schema) for name, schema in schemas.items()} == {
         name: [] for name in schemas

@@ -23,6 +23,7 @@ import mimetypes
 import time
 from typing import Any, Protocol
 
+from agents.reviewers._vision import Fetcher
 from agents.settings import Settings
 from schemas import MultiqaError
 
@@ -50,12 +51,6 @@ _CONTENT_TYPES = {
     "stylesheet": "text/css",
     "script": "text/javascript",
 }
-
-
-class Fetcher(Protocol):
-    """The URL guard's interface as the screenshotter uses it (agents.net.GuardedClient)."""
-
-    async def fetch_bytes(self, url: str, max_bytes: int) -> bytes: ...
 
 
 class PreviewError(MultiqaError):
