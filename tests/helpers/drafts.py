@@ -26,3 +26,15 @@ def make_draft(content: str = CONTENT, **fields: Any) -> DraftSubmitted:
     """A DraftSubmitted with `content` and the defaults above, any field replaced by `fields`
     (unknown names fail as DraftSubmitted's own TypeError)."""
     return DraftSubmitted(content=content, **{**DEFAULTS, **fields})
+
+
+# Sample bodies for tests that run the real validator: plain facts, no statistics, no links, long
+# enough for its length rules (CLEAN passes it), and the same behind an AI refusal (a critical
+# finding: CRITICAL is rejected at once).
+KETTLES = (
+    "Electric kettles heat water with a coiled element under the base. Most models switch off "
+    "when a bimetallic strip senses steam. Descale them every few months where water is hard. "
+)
+REFUSAL = "As an AI language model, I cannot write this article. "
+CLEAN = KETTLES * 6
+CRITICAL = REFUSAL + CLEAN

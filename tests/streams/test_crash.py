@@ -26,15 +26,10 @@ from schemas import DraftSubmitted, QADecision, encode
 from streams.runtime import _layout as layout
 from streams.runtime.db import create_pool
 from streams.runtime.topics import ensure_topics
-from tests.helpers.drafts import make_draft
+from tests.helpers.drafts import CLEAN, CRITICAL, make_draft
 from tests.streams.crash_worker import roster
 from tests.streams.stream_helpers import TopicReader, delete_topics, stream_config
 
-CLEAN = (
-    "Electric kettles heat water with a coiled element under the base. Most models switch off "
-    "when a bimetallic strip senses steam. Descale them every few months where water is hard. "
-) * 6
-CRITICAL = "As an AI language model, I cannot write this article. " + CLEAN
 WORKER = Path(__file__).with_name("crash_worker.py")
 
 

@@ -31,6 +31,7 @@ from streams.client import DraftSubmitter
 from streams.runtime.app import MultiQA, Runtime, create_app
 from streams.runtime.reviewer_agents import ALREADY_DECIDED
 from streams.runtime.topics import ensure_topics
+from tests.helpers.drafts import KETTLES, REFUSAL
 from tests.streams.stream_fakes import HOLD, INVALID, NEVER, Scripted
 from tests.streams.stream_helpers import (
     TopicReader,
@@ -42,11 +43,8 @@ from tests.streams.stream_helpers import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-CLEAN = (
-    "Electric kettles heat water with a coiled element under the base. Most models switch off "
-    "when a bimetallic strip senses steam. Descale them every few months where water is hard. "
-) * 8
-CRITICAL = "As an AI language model, I cannot write this article. " + CLEAN
+CLEAN = KETTLES * 8
+CRITICAL = REFUSAL + CLEAN
 DEAD_LINK = CLEAN + "See [the maker's manual](http://127.0.0.1:9/manual) for details."
 
 

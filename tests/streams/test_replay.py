@@ -26,13 +26,9 @@ from schemas import (
 from streams.cli import main
 from streams.cli.replay import read_topic, rescore, rescore_topics
 from streams.runtime.config import StreamConfig
+from tests.helpers.drafts import CLEAN, CRITICAL
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-CLEAN = (
-    "Electric kettles heat water with a coiled element under the base. Most models switch off "
-    "when a bimetallic strip senses steam. Descale them every few months where water is hard. "
-) * 6
-CRITICAL = "As an AI language model, I cannot write this article. " + CLEAN
 
 
 def _gate(name: str, score: float, draft: DraftSubmitted, *, at: int = 0) -> ReviewerResult:

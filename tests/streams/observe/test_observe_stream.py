@@ -35,6 +35,7 @@ from streams.runtime.db import create_pool
 from streams.runtime.observe import LogContextFilter, WorkerOps
 from streams.runtime.topics import ensure_topics
 from tests.agents.fakes import FakeOllama, ollama_chat
+from tests.helpers.drafts import CLEAN, CRITICAL
 from tests.helpers.http import Reply, StaticSite
 from tests.streams.observe.observe_helpers import metric, probe, scrape
 from tests.streams.stream_helpers import (
@@ -47,11 +48,6 @@ from tests.streams.stream_helpers import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-CLEAN = (
-    "Electric kettles heat water with a coiled element under the base. Most models switch off "
-    "when a bimetallic strip senses steam. Descale them every few months where water is hard. "
-) * 6
-CRITICAL = "As an AI language model, I cannot write this article. " + CLEAN
 TOKENS_IN, TOKENS_OUT = 321, 45
 SECRET = "token=s3cr3t-do-not-export"
 

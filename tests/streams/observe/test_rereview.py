@@ -28,17 +28,13 @@ from streams.runtime.app import Runtime, create_app
 from streams.runtime.db import create_pool
 from streams.runtime.topics import ensure_topics
 from tests.agents.fakes import FakeOllama, ollama_chat
+from tests.helpers.drafts import CLEAN, CRITICAL
 from tests.helpers.http import Seen
 from tests.helpers.ports import closed_port_url
 from tests.streams.stream_helpers import delete_topics, stream_config
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-CLEAN = (
-    "Electric kettles heat water with a coiled element under the base. Most models switch off "
-    "when a bimetallic strip senses steam. Descale them every few months where water is hard. "
-) * 6
-CRITICAL = "As an AI language model, I cannot write this article. " + CLEAN
 LIVE_MODEL, NEW_MODEL = "gemma3:27b", "llama3.2:3b"
 LIVE_TABLES = ("qa_decisions", "qa_reviews", "cost_logs", "pipeline_versions", "qa_drafts")
 

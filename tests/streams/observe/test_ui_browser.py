@@ -27,6 +27,7 @@ from streams.runtime.app import Runtime, create_app
 from streams.runtime.db import create_pool
 from streams.runtime.topics import ensure_topics
 from streams.ui import DecisionsUI
+from tests.helpers.drafts import CLEAN
 from tests.helpers.http import StaticSite
 from tests.streams.stream_helpers import delete_topics, stream_config
 
@@ -43,10 +44,6 @@ pytestmark = [
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed"),
 ]
 
-CLEAN = (
-    "Electric kettles heat water with a coiled element under the base. Most models switch off "
-    "when a bimetallic strip senses steam. Descale them every few months where water is hard. "
-) * 6
 STATISTIC = CLEAN + "\n\nA 2024 study by a lab found a 47% increase in boil speed.\n"
 
 
