@@ -17,6 +17,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from agents.settings import MODEL_PROVIDERS, SettingsError
+from agents.values import split_list
 
 _NICHE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _LABEL = r"[a-z0-9_][a-z0-9_-]{0,62}"
@@ -37,10 +38,6 @@ def check_niche(niche: str, key: str) -> None:
         raise SettingsError(
             f"setting {key!r}: niche must be 1-64 lowercase letters, digits, '_' or '-'"
         )
-
-
-def _split(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
 
 
 def _model(key: str, value: str, *, optional: bool = False) -> str:
@@ -136,7 +133,7 @@ def _hosts(key: str, value: str) -> str:
     # The URL guard's own parser: what it refuses here it would refuse on every draft.
     from agents.net import Allowlist
 
-    entries = _split(value)
+    entries = split_list(value)
     try:
         Allowlist.parse(entries)
     except ValueError as exc:
@@ -147,7 +144,7 @@ def _hosts(key: str, value: str) -> str:
 def _reviewers(key: str, value: str) -> str:
     from agents.reviewers import REVIEWER_NAMES
 
-    names = _split(value)
+    names = split_list(value)
     unknown = [name for name in names if name not in REVIEWER_NAMES]
     if unknown:
         raise SettingsError(
@@ -160,7 +157,7 @@ def _reviewers(key: str, value: str) -> str:
 def _rule_codes(key: str, value: str) -> str:
     from agents.reviewers.validator import rule_codes
 
-    codes = _split(value)
+    codes = split_list(value)
     known = rule_codes()
     unknown = [code for code in codes if code not in known]
     if unknown:
@@ -172,7 +169,7 @@ def _rule_codes(key: str, value: str) -> str:
 
 
 def _names(key: str, value: str) -> str:
-    names = _split(value)
+    names = split_list(value)
     if any(_UNPRINTABLE.search(name) for name in names):
         raise SettingsError(f"setting {key}={value!r}: comma-separated names without spaces")
     return ",".join(names)

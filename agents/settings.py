@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from agents.values import parse_value, split_list
 from schemas import OperatorError
 
 
@@ -298,22 +299,24 @@ class Settings:
 
     # --- derived -------------------------------------------------------------------------------
     def required_to_pass(self) -> frozenset[str]:
-        return frozenset(_split(self.qa_required_to_pass))
+        return frozenset(split_list(self.qa_required_to_pass))
 
     def advisory_reviewers(self) -> frozenset[str]:
-        return frozenset(_split(self.qa_advisory_reviewers))
+        return frozenset(split_list(self.qa_advisory_reviewers))
 
     def thinking_models(self) -> tuple[str, ...]:
-        return tuple(_split(self.qa_thinking_models))
+        return tuple(split_list(self.qa_thinking_models))
 
     def disabled_rules(self, niche: str | None = None) -> frozenset[str]:
-        rules = set(_split(self.content_validator_disabled_rules))
+        rules = set(split_list(self.content_validator_disabled_rules))
         if niche:
-            rules |= set(_split(self.extra.get(f"content_validator_disabled_rules.{niche}", "")))
+            rules |= set(
+                split_list(self.extra.get(f"content_validator_disabled_rules.{niche}", ""))
+            )
         return frozenset(rules)
 
     def url_allowlist(self) -> tuple[str, ...]:
-        return tuple(_split(self.qa_url_allowlist))
+        return tuple(split_list(self.qa_url_allowlist))
 
     def version(self) -> str:
         """A short stable hash of the effective settings (recorded in every decision).
@@ -339,38 +342,11 @@ class Settings:
         ]
 
 
-def _split(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-
-
 def _parse(key: str, default: Any, raw: Any) -> Any:
-    if isinstance(default, bool):
-        if isinstance(raw, bool):
-            return raw
-        text = str(raw).strip().lower()
-        if text in _TRUE:
-            return True
-        if text in _FALSE:
-            return False
-        raise SettingsError(f"setting {key}={raw!r} is not a boolean (use true/false)")
-    if isinstance(default, int):
-        try:
-            return int(str(raw).strip())
-        except ValueError:
-            raise SettingsError(f"setting {key}={raw!r} is not an integer") from None
-    if isinstance(default, float):
-        try:
-            value = float(str(raw).strip())
-        except ValueError:
-            raise SettingsError(f"setting {key}={raw!r} is not a number") from None
-        if value != value or value in (float("inf"), float("-inf")):
-            raise SettingsError(f"setting {key}={raw!r} is not a finite number")
-        return value
-    return str(raw)
+    try:
+        return parse_value(raw, default)
+    except ValueError as exc:
+        raise SettingsError(f"setting {key}={raw!r} {exc}") from None
 
 
 # --- write-time validation ------------------------------------------------------------------------

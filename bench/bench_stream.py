@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from stream_engines import Engine, Feeder, cpu_seconds, message_counts
 from stream_roster import SIMULATED, ZERO, make_drafts, roster
 
+from agents.values import split_list
 from schemas import DraftSubmitted
 
 
@@ -190,7 +191,7 @@ async def bench_peers(args: argparse.Namespace) -> None:
     info = await asyncio.to_thread(up)
     assert info.kafka is not None and info.postgres is not None
     args.pg_dsn = info.postgres.dsn
-    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    engines = split_list(args.engines)
     print(
         f"Kafka {info.kafka.bootstrap} (pid {info.kafka.pid}), {os.cpu_count()} CPUs, load "
         f"{os.getloadavg()[0]:.1f}; {args.drafts} drafts per burst, paced {args.paced_rate:g}/s "

@@ -25,6 +25,7 @@ from aiokafka.errors import KafkaError
 from agents.base import Deps, ReviewerSpec
 from agents.retry import Backoff, RetryPolicy, retry
 from agents.settings import Settings
+from agents.values import split_list
 from streams.cli import worker_cli
 from streams.cli._command import discover_config, print_error
 from streams.runtime import tracing, worker_log
@@ -206,7 +207,7 @@ def _log_context_after_setup(worker: Any) -> None:
 def _reviewer_names(text: str | None) -> list[str] | None:
     if text is None:
         return None
-    names = [n.strip() for n in text.split(",") if n.strip()]
+    names = split_list(text)
     return [] if names == ["none"] else names
 
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from agents.values import parse_value
 from schemas import OperatorError
 
 HOST = "127.0.0.1"
@@ -42,7 +43,7 @@ def _env_port(name: str, default: int) -> int:
     if not raw:
         return default
     try:
-        port = int(raw)
+        port: int = parse_value(raw, 0)
     except ValueError:
         raise DevStackError(
             f"{name}={raw!r} is not a port number; set it to an integer between 1024 and 65535"
@@ -57,8 +58,8 @@ def _env_seconds(name: str, default: float) -> float:
     if not raw:
         return default
     try:
-        value = float(raw)
-    except ValueError:
+        value: float = parse_value(raw, 0.0)
+    except ValueError:  # not a number, or not finite
         value = -1.0
     if not 0 < value <= 3600:
         raise DevStackError(

@@ -19,6 +19,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from agents.values import split_list
 from streams.cli._command import (
     CommandError,
     connect_database,
@@ -59,7 +60,7 @@ def choose_reviewers(text: str | None, settings: Any) -> list[Any]:
     known = {spec.name: spec for spec in all_reviewers()}
     if text is None:
         return [spec for spec in known.values() if spec.enabled(settings)]
-    names = [n.strip() for n in text.split(",") if n.strip()]
+    names = split_list(text)
     unknown = [n for n in names if n not in known]
     if unknown or not names:
         raise CommandError(

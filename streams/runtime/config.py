@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from schemas import Limits
 
+from agents.values import parse_value, split_list
 from schemas import OperatorError
 
 ENV_PREFIX = "MULTIQA_"
@@ -255,7 +256,7 @@ class StreamConfig:
 
     def broker_url(self) -> str:
         """Faust's broker argument: kafka://host:port[;kafka://host:port...]."""
-        hosts = [h.strip() for h in self.bootstrap_servers.split(",") if h.strip()]
+        hosts = split_list(self.bootstrap_servers)
         return ";".join(h if "://" in h else f"kafka://{h}" for h in hosts)
 
     def group_id(self, role: str) -> str:
@@ -288,7 +289,7 @@ class StreamConfig:
 
     def deployed_reviewers(self) -> tuple[str, ...] | None:
         """The `reviewers` roster as names, or None for "every registered reviewer"."""
-        names = tuple(n.strip() for n in self.reviewers.split(",") if n.strip())
+        names = tuple(split_list(self.reviewers))
         return names or None
 
 
@@ -307,6 +308,7 @@ def _devstack_variables() -> dict[str, str]:
 
 def _bootstrap(text: str) -> str | None:
     """Why `text` is not a list of Kafka brokers (host:port[,host:port]), or None."""
+    # Not agents.values.split_list: an empty item here ("a:1,,b:2") is an error to report.
     hosts = [h.strip() for h in text.split(",")]
     for host in hosts:
         address = host.split("://", 1)[1] if "://" in host else host
@@ -346,30 +348,9 @@ def _check(ok: bool, name: str, value: Any, why: str = "is out of range") -> Non
         raise ConfigError(f"{env_variable(name)}={value!r} {why}")
 
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-
-
 def _parse(name: str, default: Any, raw: str) -> Any:
-    var = env_variable(name)
     text = raw.strip()
-    if isinstance(default, bool):
-        if text.lower() in _TRUE:
-            return True
-        if text.lower() in _FALSE:
-            return False
-        raise ConfigError(f"{var}={raw!r} is not a boolean (use true/false)")
-    if isinstance(default, int):
-        try:
-            return int(text)
-        except ValueError:
-            raise ConfigError(f"{var}={raw!r} is not an integer") from None
-    if isinstance(default, float):
-        try:
-            value = float(text)
-        except ValueError:
-            raise ConfigError(f"{var}={raw!r} is not a number") from None
-        if value != value or value in (float("inf"), float("-inf")):
-            raise ConfigError(f"{var}={raw!r} is not a finite number")
-        return value
-    return text
+    try:
+        return parse_value(text, default)
+    except ValueError as exc:
+        raise ConfigError(f"{env_variable(name)}={raw!r} {exc}") from None

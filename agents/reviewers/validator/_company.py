@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._text import phrase_matches, phrases
+from agents.values import split_list
 from schemas.records import Severity
 
 FAMILY = "company_claim"
@@ -366,7 +367,7 @@ def _names(text: str) -> list[str]:
 
 
 def _clients(names: list[str], ctx: Context) -> str | None:
-    allowed = {c.strip().lower() for c in ctx.settings.company_clients.split(",") if c.strip()}
+    allowed = {c.lower() for c in split_list(ctx.settings.company_clients)}
     named = [n for n in (n.strip(" .,'") for n in names) if n and n.lower() not in _NOT_CLIENTS]
     unknown = [n for n in named if n.lower() not in allowed]
     if not named or not unknown:
