@@ -355,22 +355,21 @@ async def aggregator_view(web: str, draft_id: str, versions: Sequence[int]) -> l
     return lines
 
 
-def _describe_entry(version: int, entry: dict[str, Any]) -> str:
-    expected = list(entry.get("expected") or [])
-    answered = [name for name in expected if name in (entry.get("results") or {})]
-    text = f"aggregator v{version}: expects {', '.join(expected) or '-'}"
-    if entry.get("decision"):
-        text += f"; decided ({entry.get('decided_by') or '?'})"
-        text += ", published" if entry.get("published") else ", not yet published"
-        late = sorted(entry.get("late") or {})
-        if late:
-            text += f"; late: {', '.join(late)}"
+def _describe_entry(version: int, data: dict[str, Any]) -> str:
+    from streams.runtime._entry import entry_status
+
+    entry = entry_status(data)
+    text = f"aggregator v{version}: expects {', '.join(entry.expected) or '-'}"
+    if entry.decided_by is not None:
+        text += f"; decided ({entry.decided_by})"
+        text += ", published" if entry.published else ", not yet published"
+        if entry.late:
+            text += f"; late: {', '.join(entry.late)}"
         return text
-    waiting = [name for name in expected if name not in answered]
-    text += f"; answered {', '.join(answered) or 'none'}; waiting for {', '.join(waiting) or '-'}"
-    deadline = entry.get("deadline")
-    if deadline is not None:
-        text += f"; deadline in {max(0.0, float(deadline) - time.time()):.0f} s"
+    text += f"; answered {', '.join(entry.answered) or 'none'}"
+    text += f"; waiting for {', '.join(entry.waiting) or '-'}"
+    if entry.deadline is not None:
+        text += f"; deadline in {max(0.0, entry.deadline - time.time()):.0f} s"
     return text
 
 

@@ -12,6 +12,7 @@ themselves (`Entry.settings`) and are still read.
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,3 +187,63 @@ class Entry:
 
 # Entry fields holding a dict or a list (what `_stored_copy` copies).
 _CONTAINERS = ("draft", "expected", "settings", "results", "result_spans", "late")
+
+
+# --- reading stored entries without loading them ----------------------------------------------
+# The timer scans every entry each tick, the worker's status counts the undecided ones and
+# `multiqa status` describes one from the aggregator's web view: they read the stored dict itself
+# (Entry.from_json copies it), through these, so the stored format is read in this module only.
+
+
+def stored_partition(data: Mapping[str, Any]) -> int:
+    """The table partition of the entry stored as `data`."""
+    return int(data["partition"])
+
+
+def is_undecided(data: Mapping[str, Any]) -> bool:
+    return data.get("decision") is None
+
+
+def due_at(data: Mapping[str, Any], *, retention: float, publish_grace: float) -> float:
+    """When the aggregator's timer must nudge the entry stored as `data`: at its deadline (none
+    yet: `retention` after it was opened, a draft whose reviews never came), `publish_grace`
+    after its decision while that is unpublished, else `retention` after the decision (then it
+    is forgotten)."""
+    if data.get("decision") is None:
+        deadline = data.get("deadline")
+        return float(deadline) if deadline is not None else float(data["created_at"]) + retention
+    if not data.get("published"):
+        return float(data["decided_at"]) + publish_grace
+    return float(data["decided_at"]) + retention
+
+
+@dataclass(frozen=True)
+class EntryStatus:
+    """What an operator is told about one stored entry (`multiqa status`)."""
+
+    expected: list[str]
+    answered: list[str]
+    decided_by: str | None  # None: undecided
+    published: bool
+    late: list[str]
+    deadline: float | None
+
+    @property
+    def waiting(self) -> list[str]:
+        return [name for name in self.expected if name not in self.answered]
+
+
+def entry_status(data: Mapping[str, Any]) -> EntryStatus:
+    """The entry stored as `data` (e.g. as the aggregator's web view serves it), tolerating
+    fields it lacks: a worker of another version may serve it."""
+    expected = [str(name) for name in data.get("expected") or []]
+    results = data.get("results") or {}
+    decided = bool(data.get("decision"))
+    return EntryStatus(
+        expected=expected,
+        answered=[name for name in expected if name in results],
+        decided_by=(str(data.get("decided_by") or "?")) if decided else None,
+        published=bool(data.get("published")),
+        late=sorted(data.get("late") or {}),
+        deadline=None if data.get("deadline") is None else float(data["deadline"]),
+    )

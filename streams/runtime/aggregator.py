@@ -77,8 +77,10 @@ from streams.runtime._cache import TableCache
 from streams.runtime._entry import (
     TABLE_NAME,
     Entry,
+    due_at,
     is_meta_key,
     settings_key,
+    stored_partition,
     table_key,
 )
 from streams.runtime._offsets import InputOffsets
@@ -596,17 +598,11 @@ class Aggregator:
             self._changed.set()
 
     # --- the timer -------------------------------------------------------------------------------
-    def _due(self, entry: dict[str, Any], now: float) -> bool:
+    def _due(self, data: dict[str, Any], now: float) -> bool:
+        # Published in the same step as decided, normally; give that step time to finish.
+        grace = 2 * self.config.aggregator_tick_seconds
         retention = self.config.decided_retention_seconds
-        if entry.get("decision") is None:
-            deadline = entry.get("deadline")
-            if deadline is not None:
-                return bool(now >= deadline)
-            return bool(now >= entry["created_at"] + retention)
-        if not entry.get("published"):
-            # Published in the same step as decided, normally; give that step time to finish.
-            return bool(now >= entry["decided_at"] + 2 * self.config.aggregator_tick_seconds)
-        return bool(now >= entry["decided_at"] + retention)
+        return now >= due_at(data, retention=retention, publish_grace=grace)
 
     async def _tick(self) -> None:
         # An exception would end Faust's timer task, and with it every later deadline.
@@ -631,7 +627,7 @@ class Aggregator:
         resend_after = max(5.0, 5 * self.config.aggregator_tick_seconds)
         sent = 0
         for key, data in list(self.cache.items()):
-            if is_meta_key(key) or data["partition"] not in assigned:
+            if is_meta_key(key) or stored_partition(data) not in assigned:
                 continue
             if not self._due(data, now):
                 continue
@@ -639,7 +635,7 @@ class Aggregator:
                 continue
             self._nudged[key] = now
             await self.nudges.send(
-                key=key.encode(), value=key.encode(), partition=data["partition"]
+                key=key.encode(), value=key.encode(), partition=stored_partition(data)
             )
             sent += 1
         return sent

@@ -117,10 +117,10 @@ def _changelog_topics(app: Any) -> set[str]:
 
 
 def _undecided(table: Any) -> int:
-    from streams.runtime._entry import is_meta_key
+    from streams.runtime._entry import is_meta_key, is_undecided
 
     return sum(
         1
         for key, value in list(table.items())
-        if not is_meta_key(key) and isinstance(value, dict) and value.get("decision") is None
+        if not is_meta_key(key) and isinstance(value, dict) and is_undecided(value)
     )
