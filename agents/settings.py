@@ -283,7 +283,7 @@ class Settings:
             if f is None:
                 extra[key] = str(raw)
                 continue
-            kwargs[key] = _parse(key, f.default, raw)
+            kwargs[key] = parse_setting(key, f.default, raw)
         return cls(**kwargs, extra=extra)
 
     def to_mapping(self) -> dict[str, Any]:
@@ -342,7 +342,8 @@ class Settings:
         ]
 
 
-def _parse(key: str, default: Any, raw: Any) -> Any:
+def parse_setting(key: str, default: Any, raw: Any) -> Any:
+    """`raw` read as the type of `default` (agents.values), SettingsError naming `key`."""
     try:
         return parse_value(raw, default)
     except ValueError as exc:
@@ -350,10 +351,10 @@ def _parse(key: str, default: Any, raw: Any) -> Any:
 
 
 # --- write-time validation ------------------------------------------------------------------------
-# Every path that writes or applies settings (`multiqa settings set|unset`, `rescore --set`,
-# SettingsService, the demo) goes through `validate_value` per key and `apply_overrides` /
-# `check_combination` for the result, so a value that would break a reviewer at use time is
-# refused when it is written, in one line naming the key.
+# The validator itself (`validate_value`, `apply_overrides`) is agents.settings_check: it asks the
+# layers above this module (model names, the URL allowlist, the validator's rule codes), which
+# all import Settings. Here: what it needs that imports nothing above (the cross-key rules'
+# registry, the per-niche key prefix, the text form of a value).
 
 NICHE_RULES_PREFIX = "content_validator_disabled_rules."
 
@@ -375,41 +376,10 @@ def check_combination(settings: Settings) -> None:
         raise SettingsError("; ".join(problems))
 
 
-def validate_value(key: str, value: Any) -> str:
-    """The canonical text to store for `key`, or SettingsError (one line naming the key): an
-    unknown key, a value of the wrong type, out of range, or not of the setting's kind."""
-    from agents import _setting_kinds as kinds
-
-    key = key.strip()
-    f = _FIELDS.get(key)
-    if f is not None:
-        parsed = _parse(key, f.default, value)
-        if isinstance(parsed, str):
-            parsed = kinds.check(f.metadata.get("kind", ""), key, parsed)
-        Settings(**{key: parsed})  # the range checks of __post_init__
-        return to_text(parsed)
-    if key.startswith(NICHE_RULES_PREFIX):
-        kinds.check_niche(key[len(NICHE_RULES_PREFIX) :], key)
-        return kinds.check("rule_codes", key, str(value))
-    raise SettingsError(
-        f"unknown setting {key!r} (see `multiqa settings list`; per-niche rule switches are "
-        f"{NICHE_RULES_PREFIX}<niche>)"
-    )
-
-
 def is_known_key(key: str) -> bool:
     """A key multiqa reads (a setting, or a per-niche rule switch)."""
     key = key.strip()
-    return key in _FIELDS or key.startswith(NICHE_RULES_PREFIX)
-
-
-def apply_overrides(base: Settings, changes: Mapping[str, Any]) -> Settings:
-    """`base` with `changes` (key -> value, as text or typed) applied, each validated by
-    `validate_value`, then the combination checked by the cross-key rules."""
-    texts = {key.strip(): validate_value(key, value) for key, value in changes.items()}
-    result = Settings.from_mapping({**base.to_mapping(), **texts})
-    check_combination(result)
-    return result
+    return key in SETTING_FIELDS or key.startswith(NICHE_RULES_PREFIX)
 
 
 def to_text(value: Any) -> str:
@@ -418,4 +388,5 @@ def to_text(value: Any) -> str:
     return str(value)
 
 
-_FIELDS = {f.name: f for f in dataclasses.fields(Settings) if f.name != "extra"}
+# Every setting's dataclass field by key (not `extra`): what agents.settings_check validates.
+SETTING_FIELDS = {f.name: f for f in dataclasses.fields(Settings) if f.name != "extra"}

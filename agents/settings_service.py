@@ -6,7 +6,7 @@
 
 `set` and `unset` refuse unknown keys (except the per-niche rule switches
 `content_validator_disabled_rules.<niche>`) and invalid values or combinations with the message of
-the one write-time validator (agents.settings), so a bad value never reaches the table through
+the one write-time validator (agents.settings_check), so a bad value never reaches the table through
 multiqa. A bad value written by hand (plain SQL) is skipped with a warning and its default used:
 one broken row must not stop every review. If the database is unreachable, the last settings read
 are served (stale beats none); only a first read with no database raises.
@@ -25,12 +25,11 @@ from agents.settings import (
     NICHE_RULES_PREFIX,
     Settings,
     SettingsError,
-    apply_overrides,
     check_combination,
     is_known_key,
     to_text,
-    validate_value,
 )
+from agents.settings_check import apply_overrides, validate_value
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +42,7 @@ __all__ = [
     "validate_setting",
 ]
 
-# The one validator lives in agents.settings; this name is its historical spelling here.
+# The one validator lives in agents.settings_check; this name is its historical spelling here.
 validate_setting = validate_value
 
 

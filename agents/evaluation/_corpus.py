@@ -202,7 +202,8 @@ def _settings(path: Path) -> dict[str, str]:
 def check_settings(source: str, values: Any) -> dict[str, str]:
     """Validate a mapping of settings the way `multiqa settings set` does; returns canonical text
     values. `source` names where they came from, for the error message."""
-    from agents.settings import SettingsError, validate_value
+    from agents.settings import SettingsError
+    from agents.settings_check import validate_value
 
     if not isinstance(values, dict):
         raise EvalError(f"{source}: settings must be a JSON object of key: value")

@@ -108,7 +108,8 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
         rule_families,
         run_eval,
     )
-    from agents.settings import Settings, SettingsError, apply_overrides
+    from agents.settings import Settings, SettingsError
+    from agents.settings_check import apply_overrides
 
     corpus = load_corpus(folder, rule_families())
     values = dict(corpus.settings)

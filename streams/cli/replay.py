@@ -30,7 +30,8 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaConnectionError
 
 from agents.aggregate import build_decision
-from agents.settings import Settings, apply_overrides
+from agents.settings import Settings
+from agents.settings_check import apply_overrides
 from schemas import DraftSubmitted, QADecision, ReviewerResult, encode
 from streams.cli._command import (
     CommandError,

@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Awaitable
 from typing import Any
 
-from agents.settings import validate_value
+from agents.settings_check import validate_value
 from streams.cli._command import bootstrap_option, dsn_option, parse_overrides, run_command
 
 

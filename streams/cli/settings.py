@@ -15,7 +15,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from agents.settings import Settings, SettingsError, is_known_key, to_text, validate_value
+from agents.settings import Settings, SettingsError, is_known_key, to_text
+from agents.settings_check import validate_value
 
 if TYPE_CHECKING:
     from agents.settings_service import SettingInfo, SettingsService

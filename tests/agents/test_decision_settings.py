@@ -13,7 +13,8 @@ import pytest
 from agents._decision_settings import ENABLED_BY
 from agents.registry import all_reviewers
 from agents.reviewers import REVIEWER_NAMES
-from agents.settings import Settings, SettingsError, apply_overrides, check_combination
+from agents.settings import Settings, SettingsError, check_combination
+from agents.settings_check import apply_overrides
 from agents.settings_service import SettingsService
 from streams.cli import main
 from streams.runtime.db import migrate

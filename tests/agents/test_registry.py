@@ -103,7 +103,8 @@ def importlib_spec(name: str):
 
 def test_the_names_are_what_settings_accept() -> None:
     """qa_required_to_pass is checked against the same list."""
-    from agents.settings import SettingsError, validate_value
+    from agents.settings import SettingsError
+    from agents.settings_check import validate_value
 
     assert validate_value("qa_required_to_pass", "urls,preview") == "urls,preview"
     with pytest.raises(SettingsError, match="preveiw"):

@@ -14,12 +14,11 @@ from agents.settings import (
     MODEL_PROVIDERS,
     Settings,
     SettingsError,
-    apply_overrides,
     check_combination,
     cross_key_rule,
     is_known_key,
-    validate_value,
 )
+from agents.settings_check import apply_overrides, validate_value
 
 
 @pytest.mark.parametrize(

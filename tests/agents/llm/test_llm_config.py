@@ -141,7 +141,8 @@ def test_default_fallback_critic_is_not_the_primary() -> None:
 @pytest.mark.parametrize("key", ["openai_api_key", "OPENAI_API_KEY", "anthropic_api_key"])
 def test_keys_are_not_settings(key: str) -> None:
     """A key never reaches app_settings: there is no such setting to write it to."""
-    from agents.settings import SettingsError, validate_value
+    from agents.settings import SettingsError
+    from agents.settings_check import validate_value
 
     with pytest.raises(SettingsError, match="unknown setting") as caught:
         validate_value(key, "sk-live-should-not-be-stored")
@@ -149,7 +150,8 @@ def test_keys_are_not_settings(key: str) -> None:
 
 
 def test_a_base_url_with_a_key_in_it_is_refused_without_repeating_it() -> None:
-    from agents.settings import SettingsError, validate_value
+    from agents.settings import SettingsError
+    from agents.settings_check import validate_value
 
     with pytest.raises(SettingsError, match="carries credentials") as caught:
         validate_value("openai_base_url", "https://me:sk-live-9876@api.example.com/v1")
@@ -171,7 +173,8 @@ def test_a_key_in_a_base_url_that_does_not_parse_is_never_repeated(
     """Found in the audit: such a URL made urlsplit raise inside the message builder, so the
     settings validator quoted the whole URL (key included) and every reviewer and `multiqa
     models` died with a traceback."""
-    from agents.settings import SettingsError, validate_value
+    from agents.settings import SettingsError
+    from agents.settings_check import validate_value
 
     problem = base_url_problem("openai", url)
     assert problem is not None and "carries credentials" in problem
