@@ -89,7 +89,7 @@ from streams.runtime.deadletter import DeadLetters
 from streams.runtime.observe._logs import draft_context
 from streams.runtime.observe._metrics import record_decision
 from streams.runtime.serde import EventSchema, Undecodable
-from streams.runtime.topics import Topics, misrouted
+from streams.runtime.topics import Topics, misrouted, send_record
 
 log = logging.getLogger(__name__)
 
@@ -580,9 +580,7 @@ class Aggregator:
                 },
             ):
                 headers = tracing.inject()
-            fut = await self.topics.decisions.send(
-                key=decision.draft_id, value=decision, headers=headers
-            )
+            fut = await send_record(self.topics.decisions, decision.draft_id, decision, headers)
             sent.append((key, partition, fut))
         for _, _, fut in sent:
             await fut

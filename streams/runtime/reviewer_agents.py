@@ -51,7 +51,7 @@ from streams.runtime._acks import OrderedAcks, by_partition
 from streams.runtime.deadletter import DeadLetters
 from streams.runtime.observe._logs import draft_context
 from streams.runtime.observe._metrics import record_result
-from streams.runtime.topics import Topics, misrouted
+from streams.runtime.topics import Topics, misrouted, send_record
 
 log = logging.getLogger(__name__)
 
@@ -291,10 +291,8 @@ class ReviewerAgent:
         async def send() -> None:
             nonlocal result, replaced
             try:
-                # The codec validates as it encodes (in send, before anything is queued).
-                fut = await self.topics.reviews.send(
-                    key=result.draft_id, value=result, headers=headers
-                )
+                # The codec validates as it encodes (before anything is queued).
+                fut = await send_record(self.topics.reviews, result.draft_id, result, headers)
             except CodecError as exc:
                 if replaced:
                     raise  # the error result itself is refused: a bug, not the reviewer's
@@ -306,9 +304,7 @@ class ReviewerAgent:
                     version=result.version,
                     produced_at=result.produced_at,
                 )
-                fut = await self.topics.reviews.send(
-                    key=result.draft_id, value=result, headers=headers
-                )
+                fut = await send_record(self.topics.reviews, result.draft_id, result, headers)
             await fut
 
         def retrying(attempt: int, exc: BaseException, delay: float) -> None:
