@@ -19,6 +19,11 @@ it, because Faust may have committed past skipped events and have nothing left t
 would reveal the gap. Faust's own commits then only decide where fetching restarts, never what
 the table contains.
 
+Bad events are a run the aggregator never sees: `streams.runtime._screen` parks them before any
+agent gets them, and tells this class (`parked`) which offsets it parked, so the next valid event
+after a run is applied (not taken for a gap) once the run's dead letters are delivered, and a run
+at the end of a partition is covered by the parker's marker (`cover`).
+
 Never forward. The consumer is the whole process's (streams.runtime.app: one Faust app per worker),
 so a seek moves every agent reading that partition: the reviewers on qa.drafts, the sinks on
 qa.reviews. After a fail-over the table (recovered from the dead worker's changelog) is usually
@@ -34,7 +39,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from faust.types import TP
 
@@ -53,6 +58,16 @@ def offset_key(tp: TP) -> str:
 
 def is_offset_key(key: str) -> bool:
     return key.startswith(PREFIX)
+
+
+class ParkedOffsets(Protocol):
+    """What InputOffsets asks the bad-event parker (streams.runtime._screen.Parker)."""
+
+    async def settled(self, tp: TP, offset: int) -> None: ...
+
+    def covers(self, tp: TP, start: int, end: int) -> bool: ...
+
+    def applied(self, tp: TP, next_offset: int) -> None: ...
 
 
 @dataclass
@@ -81,6 +96,7 @@ class InputOffsets:
         self._synced_generation: int | None = None
         self.skipped = 0  # events not applied: re-deliveries and events ahead of a gap
         self.seeks = 0
+        self.parked: ParkedOffsets | None = None  # the bad events taken out before the agent
 
     def expected(self, tp: TP) -> int | None:
         stored = self._table.get(offset_key(tp))
@@ -93,9 +109,18 @@ class InputOffsets:
             self._accept_next.discard(tp)
             self._seeking.pop(tp, None)
             return True
-        self.skipped += 1
         if offset < expected:
+            self.skipped += 1
             return False  # applied already: a re-delivery
+        parked = self.parked
+        if parked is not None:
+            # The events in between may be bad ones, parked: wait for their dead letters.
+            await parked.settled(tp, offset)
+            if parked.covers(tp, expected, offset):
+                parked.applied(tp, offset)
+                self._seeking.pop(tp, None)
+                return True
+        self.skipped += 1
         if tp not in self._seeking or self._seeking[tp].expected != expected:
             log.warning(
                 "aggregator: %s[%d] delivered offset %d while %d is next; seeking back",
@@ -111,6 +136,20 @@ class InputOffsets:
     def applied(self, tp: TP, offset: int) -> None:
         """Record that the event at `offset` is in the table (call after its entry is stored)."""
         self._table[offset_key(tp)] = {"next": offset + 1}
+
+    def cover(self, tp: TP, next_offset: int) -> bool:
+        """A parked run of `tp` ends below `next_offset`: record it as done when everything
+        from the offset the table expects up to there is parked. Returns whether it wrote."""
+        expected = self.expected(tp)
+        parked = self.parked
+        if expected is not None and (
+            expected >= next_offset
+            or parked is None
+            or not parked.covers(tp, expected, next_offset)
+        ):
+            return False
+        self._table[offset_key(tp)] = {"next": next_offset}
+        return True
 
     async def resync(self, assigned: Iterable[TP], generation: int) -> None:
         """Once per consumer generation (after recovery): seek back every assigned input

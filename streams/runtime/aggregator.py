@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import faust
-from faust.types import EventT
+from faust.types import TP, EventT
 from faust.types.tuples import Message
 from opentelemetry.trace import SpanKind
 
@@ -66,7 +66,9 @@ from agents.aggregate import build_decision, early_evidence
 from agents.base import ReviewerSpec
 from agents.settings import Settings
 from schemas import (
+    Codec,
     DraftSubmitted,
+    InvalidRecordError,
     ReviewerResult,
     WrongRecordTypeError,
     utc_now,
@@ -83,7 +85,9 @@ from streams.runtime._entry import (
     stored_partition,
     table_key,
 )
+from streams.runtime._guard import HandleGuard
 from streams.runtime._offsets import InputOffsets
+from streams.runtime._screen import Parker, is_marker, read_marker
 from streams.runtime.config import StreamConfig
 from streams.runtime.deadletter import DeadLetters
 from streams.runtime.observe._logs import draft_context
@@ -102,6 +106,15 @@ MAX_BATCH = 2000
 
 
 @dataclass(frozen=True, slots=True)
+class Parked:
+    """A deadlines-topic message from the bad-event parker (streams.runtime._screen): every
+    offset of `tp` below `next_offset` that the table does not cover yet is a parked bad event."""
+
+    tp: TP
+    next_offset: int
+
+
+@dataclass(frozen=True, slots=True)
 class Nudge:
     """A deadlines-topic message: "look at this entry now" (its deadline passed, or its decision
     is stored but not yet published)."""
@@ -114,7 +127,9 @@ class _AggregatorSchema(EventSchema):
     deadlines topic to Nudges."""
 
     def __init__(self, config: StreamConfig) -> None:
-        super().__init__(None)
+        # The codec's limits are the topics' (MULTIQA_MAX_DRAFT_BYTES), as every agent's: a draft
+        # one role took for valid and another for oversize would be reviewed and never decided.
+        super().__init__(None, codec=Codec(limits=config.limits()))
         self._deadlines = config.deadlines_topic
         self._by_topic = {
             config.drafts_topic: EventSchema(DraftSubmitted, codec=self.codec),
@@ -123,7 +138,13 @@ class _AggregatorSchema(EventSchema):
 
     def loads_value(self, app: Any, message: Message, **kwargs: Any) -> Any:
         if message.topic == self._deadlines:
-            return Nudge(bytes(message.value or b"").decode("utf-8", "replace"))
+            value = bytes(message.value or b"")
+            if is_marker(message):
+                try:
+                    return Parked(*read_marker(value))
+                except ValueError as exc:
+                    return Undecodable(InvalidRecordError(f"bad parked marker: {exc}"), value)
+            return Nudge(value.decode("utf-8", "replace"))
         schema = self._by_topic.get(message.topic)
         if schema is None:
             return Undecodable(
@@ -260,6 +281,12 @@ class Aggregator:
         self._room = asyncio.Event()
         self._room.set()
         self._flushing = False
+        # Bad input events never reach the agent: the process's screen hands them to this
+        # parker (streams.runtime._screen), which the offsets consult to jump over them.
+        self.parker = Parker(app, dead_letters, expected=self.offsets.expected, markers=self.nudges)
+        self.offsets.parked = self.parker
+        # A failure while applying an event retries it or parks it; it never loses it.
+        self.guarded = HandleGuard(self.handle, owned=self._owns, park=self._park_failed)
         self.agent = app.agent(source, name="aggregate")(self._consume)
         app.timer(config.aggregator_tick_seconds, name="aggregator-deadlines")(self._tick)
 
@@ -270,15 +297,23 @@ class Aggregator:
         # buffered (ProducerBuffer.flush_atmost). An event is acked only once the flush holding
         # its changes is delivered (the flusher, OrderedAcks).
         manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
-        acks = self._acks = OrderedAcks(manual.ack, name="aggregator")
+
+        async def ack(event: EventT[Any]) -> None:
+            await manual.ack(event)
+            if isinstance(event.value, Parked):  # the run it covers is in the changelog now
+                self.parker.release(event.value.tp, event.value.next_offset)
+
+        acks = self._acks = OrderedAcks(ack, name="aggregator")
         flusher = asyncio.ensure_future(self._flush_loop(acks))
         try:
             async for event in manual.events():
                 self._busy = True
                 try:
-                    await self.handle(event)
+                    applied = await self.guarded.handle(event)
                 finally:
                     self._busy = False
+                if not applied:
+                    continue  # left unacknowledged: its partition went to another worker
                 self._batch.events.append(event)
                 self._changed.set()
                 if len(self._batch.events) >= MAX_BATCH:
@@ -293,6 +328,7 @@ class Aggregator:
             flusher.cancel()
             await asyncio.gather(flusher, return_exceptions=True)
             await acks.close()
+            await self.parker.close()
             self._acks = None
             # Changes not flushed are dropped: their events are unacknowledged, and the input
             # offsets (as last flushed) make the agent read them again.
@@ -373,6 +409,8 @@ class Aggregator:
         message = event.message
         if isinstance(value, Nudge):
             self._on_nudge(value.key, message.partition)
+        elif isinstance(value, Parked):
+            self.offsets.cover(value.tp, value.next_offset)
         elif isinstance(value, Undecodable):
             await self._park(message, value.error)
         elif (
@@ -391,6 +429,14 @@ class Aggregator:
                 f"{type(value).__name__} on {message.topic!r} is not what the aggregator expects"
             )
             await self._park(message, error)
+
+    def _owns(self, tp: TP) -> bool:
+        return not self.app.rebalancing and tp in self.app.consumer.assignment()
+
+    async def _park_failed(self, message: Message, error: BaseException) -> None:
+        await self._park(message, error)
+        if message.topic in self._inputs:
+            self.offsets.applied(message.tp, message.offset)  # done with: never applied again
 
     async def _park(self, message: Message, error: BaseException) -> None:
         # Not awaited here: the event is acknowledged once the dead letter is delivered, and a
@@ -617,6 +663,7 @@ class Aggregator:
             return 0
         assignment = app.consumer.assignment()
         inputs = [tp for tp in assignment if tp.topic in self._inputs]
+        self.parker.forget(inputs)
         await self.offsets.resync(inputs, app.consumer_generation_id)
         await self.offsets.reseek_stalled(inputs)
         assigned = {tp.partition for tp in assignment if tp.topic == self.config.drafts_topic}

@@ -34,6 +34,7 @@ from streams.runtime import topics as topics_module
 from streams.runtime._runtime import Runtime as Runtime  # where it is defined
 from streams.runtime._runtime import SettingsSource as SettingsSource
 from streams.runtime._runtime import default_settings as default_settings
+from streams.runtime._screen import Screen, ScreeningConductor
 from streams.runtime.aggregator import Aggregator
 from streams.runtime.config import StreamConfig
 from streams.runtime.deadletter import DeadLetters
@@ -83,9 +84,15 @@ class WorkerApp(faust.App):
 
     quiesce_hooks: list[Callable[[], Awaitable[None]]]
 
+    # Takes bad events of the aggregator's inputs out before any agent (streams.runtime._screen).
+    screen: Screen | None = None
+
     @cached_property
     def flow_control(self) -> FlowControlEvent:
         return KeepEventsOnResume(self, loop=self.loop)
+
+    def _new_conductor(self) -> Any:
+        return ScreeningConductor(app=self, beacon=None)
 
     async def _consumer_wait_empty(self, consumer: Any, logger: Any) -> None:
         for hook in getattr(self, "quiesce_hooks", ()):
@@ -270,6 +277,13 @@ def create_app(
     )
     app = make_faust_app(config, layout.group_id(config, process_roles), web=True)
     stream = MultiQA(runtime, app, topics_module.declare(app, config))
+    app.screen = Screen(
+        app,
+        {
+            config.drafts_topic: stream.topics.drafts.schema,
+            config.reviews_topic: stream.topics.reviews.schema,
+        },
+    )
     # One watcher of qa.decisions for every paid reviewer here (their cancellation signal).
     watcher = DecisionWatcher(app, stream.topics) if any(s.paid for s in selected) else None
     for spec in selected:
@@ -295,6 +309,7 @@ def create_app(
             clock=runtime.clock,
         )
         app.quiesce_hooks.append(stream.aggregator.quiesce)
+        app.screen.parker = stream.aggregator.parker
     if sinks:
         from streams.runtime.sinks import install  # imports asyncpg; only where a database is used
 

@@ -54,6 +54,20 @@ class DeadLetters:
         self._count(dead)
         return fut
 
+    async def publish(self, message: Message, error: BaseException) -> Any:
+        """`send` without Faust's topic machinery (channel, producer buffer): the dead letter is
+        encoded here and handed to the app's producer. What a flood of bad events is parked with
+        (streams._screen); returns the delivery future."""
+        dead = dead_letter(message, error, consumer=self.consumer)
+        topic = self.topic
+        with tracing.dead_letter_span(message.headers, dead):
+            value = topic.schema.dumps_value(topic.app, dead, headers=None)[0]
+            fut = await topic.app.producer.send(
+                topic.get_topic_name(), dead.key, value, None, None, None
+            )
+        self._count(dead)
+        return fut
+
     async def park(self, message: Message, error: BaseException) -> DeadLetter:
         """Publish `message` as a dead letter (waiting for the broker), then audit it."""
         dead = dead_letter(message, error, consumer=self.consumer)

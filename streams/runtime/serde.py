@@ -87,6 +87,25 @@ def dead_letter(message: Message, error: BaseException, *, consumer: str) -> Dea
     )
 
 
+class _Screened:
+    """The value the bad-event screen (streams._screen) just decoded, so the agents' schemas do
+    not decode the same message again: one slot, matched by the message object itself."""
+
+    __slots__ = ("message", "value")
+
+    def __init__(self) -> None:
+        self.message: Message | None = None
+        self.value: Any = None
+
+
+_SCREENED = _Screened()
+
+
+def remember_decoded(message: Message, value: Any) -> None:
+    """`value` is what `message` decodes to (called by the screen before the agents decode)."""
+    _SCREENED.message, _SCREENED.value = message, value
+
+
 class EventSchema(faust.Schema[Any, Any]):
     """A Faust schema that decodes values with the multiqa codec (to `expected`, when given) and
     encodes records with it. Headers are returned exactly as given, in both directions."""
@@ -117,6 +136,8 @@ class EventSchema(faust.Schema[Any, Any]):
         loads: Any = None,
         serializer: CodecArg | None = None,
     ) -> Any:
+        if _SCREENED.message is message and type(_SCREENED.value) is self.expected:
+            return _SCREENED.value
         value = message.value
         try:
             if value is None:

@@ -143,11 +143,13 @@ async def test_events_land_in_their_tables_once_and_bad_ones_are_dead_lettered(
         "SELECT payload FROM audit_log WHERE event_type = 'dead_letter' ORDER BY id"
     )
     # The sinks own qa.decisions' bad events; bad results are the aggregator's to park (it runs
-    # elsewhere): the sinks skip them, and the misrouted one too.
+    # elsewhere): this process skips them, and the misrouted one too, before any agent sees them
+    # (streams.runtime._screen).
     assert [d["payload"]["source_topic"] for d in dead] == [config.decisions_topic]
     assert {d["payload"]["consumer"] for d in dead} == {"sinks"}
     assert process.agents.dead_letters.parked == 1
-    assert process.agents.skipped == 2
+    assert process.stream.app.screen is not None
+    assert process.stream.app.screen.skipped == {config.reviews_topic: 2}
     for table in ("qa_reviews", "cost_logs"):
         sql = f"SELECT count(*) FROM {table} WHERE draft_id = 'd-victim'"
         assert await sink_pool.fetchval(sql) == 0, table
