@@ -31,11 +31,19 @@ class DevStackError(OperatorError, RuntimeError):
     """A failure the user can act on. str(error) is ONE line naming the cause and the fix."""
 
 
+def source_checkout() -> Path | None:
+    """The source checkout holding deploy/local (the launcher's build files): the one this code
+    runs from, else the working directory when it is one (a checkout with multiqa installed
+    from it); None otherwise."""
+    for root in (_REPO_ROOT, Path.cwd()):
+        if (root / "deploy" / "local" / "pom.xml").is_file():
+            return root
+    return None
+
+
 def repo_root() -> Path:
     """The checkout that holds deploy/local (falls back to the working directory)."""
-    if (_REPO_ROOT / "deploy" / "local" / "pom.xml").is_file():
-        return _REPO_ROOT
-    return Path.cwd()
+    return source_checkout() or Path.cwd()
 
 
 def _env_port(name: str, default: int) -> int:

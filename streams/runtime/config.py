@@ -20,9 +20,11 @@ box and an all-in-one `multiqa worker` share the critic's partitions instead of 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,6 +32,10 @@ if TYPE_CHECKING:
 
 from agents.values import parse_value, split_list
 from schemas import OperatorError
+
+log = logging.getLogger(__name__)
+# The source label of a value read from the dev stack's file (replaced by one naming the file).
+_DEV_STACK = "the dev stack"
 
 ENV_PREFIX = "MULTIQA_"
 
@@ -195,13 +201,23 @@ class StreamConfig:
         1. the arguments (a command's `--bootstrap` / `--dsn`);
         2. `MULTIQA_BOOTSTRAP_SERVERS` / `MULTIQA_DATABASE_URL`;
         3. `KAFKA_BOOTSTRAP_SERVERS` / `DATABASE_URL` (the dev stack's names, also the tests');
-        4. those names in the `.cache/devstack.env` that `multiqa dev up` writes;
+        4. those names in the `devstack.env` that `multiqa dev up` writes, read only from
+           MULTIQA_CACHE_DIR or the source checkout multiqa runs from (`_devstack_env_file`),
+           and named with its path (logged at info, and in any error about the value);
 
         else the default (the dev stack's broker address; no database). Every other field is
         read as by `from_env`.
         """
         env = os.environ
         found: dict[str, Any] = {}
+        dev: list[tuple[Path | None, dict[str, str]]] = []  # read once, and only if needed
+
+        def dev_stack(name: str) -> str | None:
+            if not dev:
+                path = _devstack_env_file()
+                dev.append((path, _devstack_variables(path)))
+            return dev[0][1].get(name)
+
         for field, option, argument, name, check in (
             ("bootstrap_servers", "--bootstrap", bootstrap, "KAFKA_BOOTSTRAP_SERVERS", _bootstrap),
             ("database_url", "--dsn", database_url, "DATABASE_URL", _dsn),
@@ -210,11 +226,14 @@ class StreamConfig:
                 (option, lambda argument=argument: argument),
                 (env_variable(field), lambda field=field: env.get(env_variable(field))),
                 (name, lambda name=name: env.get(name)),
-                (f"{name} of the dev stack", lambda name=name: _devstack_variables().get(name)),
+                (_DEV_STACK, lambda name=name: dev_stack(name)),
             )
             for source, read in sources:
                 value = read()
                 if value:
+                    if source == _DEV_STACK:  # say which file: it is not the user's own setting
+                        source = f"{name} of the dev stack ({dev[0][0]})"
+                        log.info("%s", f"{source}: {_masked(value)}")
                     # A malformed value is named with where it came from, in one line.
                     problem = check(value)
                     if problem:
@@ -293,14 +312,31 @@ class StreamConfig:
         return names or None
 
 
-def _devstack_variables() -> dict[str, str]:
-    """KEY=VALUE lines of the dev stack's `devstack.env` (what `multiqa dev up` started), or
-    nothing when there is no such file (or its location is misconfigured)."""
+def _devstack_env_file() -> Path | None:
+    """The `devstack.env` that `multiqa dev up` wrote, where a command may read it: under
+    MULTIQA_CACHE_DIR when that is set (an explicit choice), else in the source checkout (the
+    one multiqa runs from, or the working directory if it is a multiqa checkout: where `multiqa
+    dev up` writes it). Never in any other working directory: a `.cache/devstack.env` there is
+    whatever some other project left, not this user's stack. None when there is none to read (or
+    its location is misconfigured)."""
     from streams.devstack import Settings  # only here: the stream does not need the launchers
+    from streams.devstack._common import source_checkout
 
+    if not os.environ.get("MULTIQA_CACHE_DIR", "").strip() and source_checkout() is None:
+        return None
     try:
-        text = Settings.from_env().env_file.read_text()
-    except (OSError, RuntimeError):  # no file; DevStackError (a RuntimeError) from MULTIQA_*
+        return Settings.from_env().env_file
+    except RuntimeError:  # DevStackError from a bad MULTIQA_* variable
+        return None
+
+
+def _devstack_variables(path: Path | None) -> dict[str, str]:
+    """KEY=VALUE lines of the dev stack's `devstack.env` at `path` (nothing when absent)."""
+    if path is None:
+        return {}
+    try:
+        text = path.read_text()
+    except OSError:
         return {}
     pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line)
     return {k.strip(): v.strip() for k, v in pairs if not k.lstrip().startswith("#")}

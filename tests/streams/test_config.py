@@ -1,3 +1,6 @@
+import logging
+import re
+
 import pytest
 
 from streams.runtime.config import ConfigError, StreamConfig
@@ -130,3 +133,43 @@ def test_discover_ignores_a_dev_stack_it_cannot_locate(dev_stack_file, monkeypat
     # A bad dev-stack variable makes its settings unreadable: no file, not a crash.
     monkeypatch.setenv("MULTIQA_KAFKA_PORT", "not-a-port")
     assert _where(StreamConfig.discover()) == ("127.0.0.1:19092", "")
+
+
+def test_an_installed_multiqa_reads_no_dev_stack_from_its_working_folder(
+    dev_stack_file, tmp_path, monkeypatch
+):
+    """Without MULTIQA_CACHE_DIR, only the source checkout's .cache/devstack.env counts: an
+    installed multiqa run in some project's folder ignores that project's file."""
+    from streams.devstack import _common
+
+    monkeypatch.delenv("MULTIQA_CACHE_DIR")
+    elsewhere = tmp_path / "some-project"
+    (elsewhere / ".cache").mkdir(parents=True)
+    (elsewhere / ".cache" / "devstack.env").write_text("KAFKA_BOOTSTRAP_SERVERS=10.9.9.9:1\n")
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr(_common, "_REPO_ROOT", tmp_path / "site-packages")  # not a checkout
+    assert _where(StreamConfig.discover()) == ("127.0.0.1:19092", "")
+    # Run from a checkout, its own .cache is read (the working folder still is not).
+    checkout = tmp_path / "checkout"
+    (checkout / "deploy" / "local").mkdir(parents=True)
+    (checkout / "deploy" / "local" / "pom.xml").write_text("<project/>")
+    (checkout / ".cache").mkdir()
+    (checkout / ".cache" / "devstack.env").write_text("KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:7\n")
+    monkeypatch.setattr(_common, "_REPO_ROOT", checkout)
+    assert _where(StreamConfig.discover()) == ("127.0.0.1:7", "")
+    # Installed from a checkout and run in it: that checkout's file (where `dev up` wrote it).
+    monkeypatch.setattr(_common, "_REPO_ROOT", tmp_path / "site-packages")
+    monkeypatch.chdir(checkout)
+    assert _where(StreamConfig.discover()) == ("127.0.0.1:7", "")
+
+
+def test_a_value_from_the_dev_stack_file_is_named_with_its_path(dev_stack_file, caplog):
+    dev_stack_file.write_text("KAFKA_BOOTSTRAP_SERVERS=not-an-address\n")
+    with pytest.raises(
+        ConfigError, match=rf"of the dev stack \({re.escape(str(dev_stack_file))}\)"
+    ):
+        StreamConfig.discover()
+    dev_stack_file.write_text("KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:4\n")
+    with caplog.at_level(logging.INFO, logger="streams.runtime.config"):
+        StreamConfig.discover()
+    assert f"of the dev stack ({dev_stack_file}): 127.0.0.1:4" in caplog.text
