@@ -189,7 +189,8 @@ ClaimSource = Callable[[DraftSubmitted, Settings, Deps], Awaitable[Sequence[Clai
 async def known_wrong_fact_claims(
     draft: DraftSubmitted, settings: Settings, deps: Deps
 ) -> Sequence[Claim]:
-    """Run the validator's known-wrong-fact rule with the facts the validator itself uses."""
+    """The validator's known-wrong-fact rule, with the facts the validator itself uses: that one
+    rule of the validator's (same masking, same windows), not a second run of all its rules."""
     from agents.facts import load_facts
     from agents.reviewers.validator import validate
 
@@ -208,7 +209,12 @@ async def known_wrong_fact_claims(
 
     def run() -> list[Claim]:
         report = validate(
-            draft.content, title=draft.title, settings=settings, facts=facts, niche=draft.niche
+            draft.content,
+            title=draft.title,
+            settings=settings,
+            facts=facts,
+            niche=draft.niche,
+            only=(KNOWN_WRONG_FACT,),
         )
         return claims_from_findings(report.findings)
 

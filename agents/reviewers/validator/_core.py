@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -154,9 +154,12 @@ def validate(
     settings: Settings | None = None,
     facts: Sequence[FactOverride] = (),
     niche: str | None = None,
+    only: Collection[str] | None = None,
 ) -> ValidationReport:
-    """Run every enabled rule over a draft. Never raises on any text; returns findings sorted by
-    position (title findings first), warnings promoted to critical past the reject threshold."""
+    """Run every enabled rule over a draft (or only the enabled ones of `only`, by code: the
+    fact-check asks for the known-wrong-fact rule, not a second run of all). Never raises on any
+    text; returns findings sorted by position (title findings first), warnings promoted to
+    critical past the reject threshold."""
     settings = settings or _default_settings()
     content = _as_text(content)
     title = _as_text(title)
@@ -184,7 +187,7 @@ def validate(
     disabled = settings.disabled_rules(niche)
     found: list[tuple[int, int, Finding]] = []
     for r in _RULES.values():
-        if r.code in disabled:
+        if r.code in disabled or (only is not None and r.code not in only):
             continue
         for hit in r.check(ctx):
             found.append((0 if hit.in_title else 1, hit.start, _finding(r, hit, ctx)))

@@ -247,3 +247,31 @@ def test_fast_paths_find_what_plain_scans_find(text):
         if not kept or start >= kept[-1][1]:
             kept.append((start, end, dimension, value))
     assert found == kept
+
+
+async def test_known_wrong_facts_come_from_the_validators_one_rule_not_a_second_run(monkeypatch):
+    """The fact-check runs only the validator's known_wrong_fact rule, and finds exactly the
+    findings a whole validator run reports for it (placeholder and filler stay the validator's)."""
+    import dataclasses
+
+    from agents.reviewers import validator
+    from agents.reviewers.validator import _core
+
+    content = "The RTX 5090 with 24GB is fast. [INSERT COMPANY NAME] Lorem ipsum dolor sit amet."
+    facts = [FactOverride.build(r"RTX 5090 with 24GB", "the RTX 5090 has 32GB")]
+    full = validator.validate(content, facts=facts)
+    assert {f.code for f in full.findings} > {"known_wrong_fact"}  # other rules fire too
+    ran: list[str] = []
+    for code, r in list(_core._RULES.items()):
+
+        def spy(ctx, r=r, code=code):
+            ran.append(code)
+            return r.check(ctx)
+
+        monkeypatch.setitem(_core._RULES, code, dataclasses.replace(r, check=spy))
+    claims = await gather_claims(
+        DraftSubmitted("d", 1, "T", content), Settings(), Deps(facts=facts)
+    )
+    assert ran == ["known_wrong_fact"]
+    wrong = [f for f in full.findings if f.code == "known_wrong_fact"]
+    assert [c.span for c in claims if c.kind == "known_wrong_fact"] == [f.span for f in wrong]
