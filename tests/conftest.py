@@ -17,16 +17,15 @@ Isolation:
 
 from __future__ import annotations
 
-import asyncio
 import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import pytest_asyncio
 
 from streams.devstack import DevStackError, testing
+from tests.helpers.postgres import create_database, drop_database
 
 KAFKA_FIXTURES = {"kafka_bootstrap", "create_topics"}
 POSTGRES_FIXTURES = {"postgres_dsn", "pg_dsn", "pg_pool", "throwaway_pg"}
@@ -117,50 +116,17 @@ def pg_template() -> str | None:
     return None
 
 
-def _with_database(dsn: str, database: str) -> str:
-    parts = urlsplit(dsn)
-    return urlunsplit(parts._replace(path=f"/{database}"))
-
-
 @pytest_asyncio.fixture
 async def pg_dsn(
     postgres_dsn: str, pg_template: str | None, request: pytest.FixtureRequest
 ) -> AsyncIterator[str]:
     """DSN of a fresh database for this test only (dropped afterwards)."""
-    import asyncpg
-
     database = "t_" + _test_slug(request, 40).replace("-", "_")
-    template = pg_template or "template0"
-    admin = await asyncpg.connect(postgres_dsn, timeout=30)
+    dsn = await create_database(postgres_dsn, database, pg_template or "template0")
     try:
-        await admin.execute(f'CREATE DATABASE "{database}" TEMPLATE "{template}"')
+        yield dsn
     finally:
-        await admin.close()
-    try:
-        yield _with_database(postgres_dsn, database)
-    finally:
-        await _drop_database(postgres_dsn, database)
-
-
-async def _drop_database(postgres_dsn: str, database: str) -> None:
-    """DROP DATABASE ... WITH (FORCE), retried while it fails on privileges: PostgreSQL 15 refuses
-    to terminate an autovacuum worker that is visiting the new database ("must be a member of the
-    role whose process is being terminated") unless the role has pg_signal_backend. The worker
-    leaves within a moment; a test's own connections never cause this (same role)."""
-    import asyncpg
-
-    admin = await asyncpg.connect(postgres_dsn, timeout=30)
-    try:
-        for attempt in range(40):
-            try:
-                await admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-                return
-            except asyncpg.InsufficientPrivilegeError:
-                if attempt == 39:
-                    raise
-                await asyncio.sleep(0.25)
-    finally:
-        await admin.close()
+        await drop_database(postgres_dsn, database)
 
 
 @pytest_asyncio.fixture

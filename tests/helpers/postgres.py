@@ -1,5 +1,7 @@
-"""A PostgreSQL server of a test's own, which it may stop and restart (an outage; the shared test
-server must never be stopped).
+"""PostgreSQL for tests: fresh databases on the shared server (`create_database` /
+`drop_database`, what tests/conftest.py's `pg_dsn` and the per-module databases use), and a server
+of a test's own, which it may stop and restart (an outage; the shared test server must never be
+stopped).
 
 Started by the dev launcher's own code (streams.devstack.postgres: the Debian server programs,
 initdb and pg_ctl run as the `postgres` user under root, TCP on 127.0.0.1 only, the `multiqa`
@@ -10,6 +12,7 @@ stops and removes such leftovers (`sweep_stale`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import shutil
@@ -17,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from streams.devstack import DevStackError, Settings
 from streams.devstack import postgres as pg_mod
@@ -25,6 +29,44 @@ from tests.helpers.ports import free_port
 PREFIX = "multiqa-throwaway-pg-"
 # No test runs this long (pytest timeout 300 s): an older folder was left by a killed run.
 STALE_SECONDS = 1800
+
+
+def with_database(dsn: str, database: str) -> str:
+    """`dsn` with its database replaced."""
+    return urlunsplit(urlsplit(dsn)._replace(path=f"/{database}"))
+
+
+async def create_database(admin_dsn: str, database: str, template: str = "template0") -> str:
+    """CREATE DATABASE `database` (a copy of `template`) on `admin_dsn`'s server; its DSN."""
+    import asyncpg
+
+    admin = await asyncpg.connect(admin_dsn, timeout=30)
+    try:
+        await admin.execute(f'CREATE DATABASE "{database}" TEMPLATE "{template}"')
+    finally:
+        await admin.close()
+    return with_database(admin_dsn, database)
+
+
+async def drop_database(admin_dsn: str, database: str) -> None:
+    """DROP DATABASE ... WITH (FORCE), retried while it fails on privileges: PostgreSQL 15 refuses
+    to terminate an autovacuum worker that is visiting the new database ("must be a member of the
+    role whose process is being terminated") unless the role has pg_signal_backend. The worker
+    leaves within a moment; a test's own connections never cause this (same role)."""
+    import asyncpg
+
+    admin = await asyncpg.connect(admin_dsn, timeout=30)
+    try:
+        for attempt in range(40):
+            try:
+                await admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+                return
+            except asyncpg.InsufficientPrivilegeError:
+                if attempt == 39:
+                    raise
+                await asyncio.sleep(0.25)
+    finally:
+        await admin.close()
 
 
 def _settings(cache_dir: Path, port: int) -> Settings:

@@ -22,6 +22,7 @@ from schemas import Provider, QADecision, ReviewerResult, ReviewStatus, ReviewSu
 from streams.cli import main
 from streams.runtime.config import StreamConfig
 from streams.runtime.db import create_pool, migrate
+from streams.runtime.topics import ensure_topics
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -38,6 +39,19 @@ class CliEnv:
             await producer.send_and_wait(topic, value, key=key)
         finally:
             await producer.stop()
+
+    async def worker_config(self, datadir: Path, **changes: Any) -> StreamConfig:
+        """This test's stream config for a worker of its own (quick broker timeouts, Faust's data
+        in `datadir`), with every topic created first, as `multiqa worker` does."""
+        config = self.config.with_overrides(
+            datadir=str(datadir),
+            broker_session_timeout=10.0,
+            broker_heartbeat_interval=1.0,
+            broker_rebalance_timeout=10.0,
+            **changes,
+        )
+        await ensure_topics(config)
+        return config
 
     async def publish_decision(self, decision: QADecision) -> None:
         """Put a decision on this test's decisions topic, as the aggregator would."""

@@ -11,7 +11,6 @@ from agents.registry import get_reviewer
 from schemas import QADecision, from_dict
 from streams.runtime.app import create_app
 from streams.runtime.sinks import persist_decision, persist_review
-from streams.runtime.topics import ensure_topics
 
 
 def lines(out: str) -> list[dict]:
@@ -67,13 +66,7 @@ async def test_status_json_has_one_object_per_version(
 
 
 async def test_submit_wait_json_prints_the_submission_then_the_decision(cli_env, run_cli, tmp_path):
-    config = cli_env.config.with_overrides(
-        datadir=str(tmp_path),
-        broker_session_timeout=10.0,
-        broker_heartbeat_interval=1.0,
-        broker_rebalance_timeout=10.0,
-    )
-    await ensure_topics(config)
+    config = await cli_env.worker_config(tmp_path)
     stream = create_app(
         config, with_sinks=False, roster=[get_reviewer("validator"), get_reviewer("urls")]
     )

@@ -10,27 +10,13 @@ from agents.registry import get_reviewer
 from schemas import DraftSubmitted, Provider, ReviewerResult, encode
 from streams.client import submit_draft
 from streams.runtime.app import create_app
-from streams.runtime.topics import ensure_topics
 from tests.helpers.ports import free_port
-
-
-async def worker_config(cli_env, tmp_path, **changes):
-    """The test's stream config, with every topic created first (as `multiqa worker` does)."""
-    config = cli_env.config.with_overrides(
-        datadir=str(tmp_path),
-        broker_session_timeout=10.0,
-        broker_heartbeat_interval=1.0,
-        broker_rebalance_timeout=10.0,
-        **changes,
-    )
-    await ensure_topics(config)
-    return config
 
 
 async def test_submit_wait_prints_the_streams_decision(cli_env, run_cli, tmp_path):
     """The validator (real) and the aggregator running; the critic is deployed nowhere here
     (roster: validator, and urls, required by default), so the decision is validator-only."""
-    config = await worker_config(cli_env, tmp_path)
+    config = await cli_env.worker_config(tmp_path)
     roster = [get_reviewer("validator"), get_reviewer("urls")]
     stream = create_app(config, with_sinks=False, roster=roster)
     await stream.start()
@@ -62,7 +48,7 @@ async def status_until(run_cli, predicate, *argv: str) -> str:
 
 async def test_status_shows_the_aggregators_pending_entry(cli_env, run_cli, tmp_path, monkeypatch):
     port = free_port()
-    config = await worker_config(cli_env, tmp_path, web_port=port)
+    config = await cli_env.worker_config(tmp_path, web_port=port)
     monkeypatch.setenv("MULTIQA_WEB_PORT", str(port))
     roster = [get_reviewer("validator"), get_reviewer("critic"), get_reviewer("urls")]
     stream = create_app(config, reviewers=[], with_sinks=False, roster=roster)

@@ -201,16 +201,12 @@ async def test_drafts_up_to_the_limit_go_through_the_stream(
 ):
     """1.5 MB (the issue's failing case) and exactly 2 MiB: submitted, reviewed by a real
     validator agent in a real Faust app, decided; on topics multiqa made (max.message.bytes)."""
-    config = cli_env.config.with_overrides(
+    config = await cli_env.worker_config(
+        tmp_path / "faust",
         drafts_topic=cli_env.config.drafts_topic + ".sized",
         decisions_topic=cli_env.config.decisions_topic + ".sized",
         reviews_topic=cli_env.config.reviews_topic + ".sized",
-        datadir=str(tmp_path / "faust"),
-        broker_session_timeout=10.0,
-        broker_heartbeat_interval=1.0,
-        broker_rebalance_timeout=10.0,
     )
-    await ensure_topics(config)
     monkeypatch.setenv("MULTIQA_DRAFTS_TOPIC", config.drafts_topic)
     monkeypatch.setenv("MULTIQA_DECISIONS_TOPIC", config.decisions_topic)
     stream = create_app(config, with_sinks=False, roster=[get_reviewer("validator")])

@@ -239,24 +239,16 @@ async def test_status_shows_the_decision_and_marks_late_reviews(
 # --- db migrate --------------------------------------------------------------------------------
 
 
-async def test_db_migrate_applies_then_reports_up_to_date(postgres_dsn, run_cli, monkeypatch):
-    admin = await asyncpg.connect(postgres_dsn)
-    name = "cli_migrate_" + uuid.uuid4().hex[:10]
-    await admin.execute(f'CREATE DATABASE "{name}"')
+async def test_db_migrate_applies_then_reports_up_to_date(pg_dsn, run_cli, monkeypatch):
+    code, out, _ = await run_cli("db", "migrate", "--dsn", pg_dsn)  # a fresh, empty database
+    assert code == 0 and out.startswith("applied migrations 001, 002")
+    code, out, _ = await run_cli("db", "migrate", "--dsn", pg_dsn)
+    assert code == 0 and out.startswith("database is up to date")
+    conn = await asyncpg.connect(pg_dsn)
     try:
-        dsn = postgres_dsn.rsplit("/", 1)[0] + "/" + name
-        code, out, _ = await run_cli("db", "migrate", "--dsn", dsn)
-        assert code == 0 and out.startswith("applied migrations 001, 002")
-        code, out, _ = await run_cli("db", "migrate", "--dsn", dsn)
-        assert code == 0 and out.startswith("database is up to date")
-        conn = await asyncpg.connect(dsn)
-        try:
-            assert await conn.fetchval("SELECT to_regclass('qa_decisions') IS NOT NULL")
-        finally:
-            await conn.close()
+        assert await conn.fetchval("SELECT to_regclass('qa_decisions') IS NOT NULL")
     finally:
-        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-        await admin.close()
+        await conn.close()
 
 
 # --- bad input: one clear line, exit 1, no traceback -------------------------------------------

@@ -6,33 +6,23 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest_asyncio
+
+from tests.helpers.postgres import create_database, drop_database
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def module_dsn(postgres_dsn: str) -> AsyncIterator[str]:
     """A fresh, migrated database shared by one test module (dropped afterwards)."""
-    import asyncpg
-
     from streams.runtime.db import create_pool, migrate
 
     name = f"t_observe_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(postgres_dsn, timeout=30)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
-    finally:
-        await admin.close()
-    dsn = urlunsplit(urlsplit(postgres_dsn)._replace(path=f"/{name}"))
+    dsn = await create_database(postgres_dsn, name)
     pool = await create_pool(dsn)
     await migrate(pool)
     await pool.close()
     try:
         yield dsn
     finally:
-        admin = await asyncpg.connect(postgres_dsn, timeout=30)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
+        await drop_database(postgres_dsn, name)
