@@ -31,7 +31,7 @@ __all__ = ["Fence", "Hidden", "find_fences", "hidden_ranges", "mask_code_and_com
 MAX_INLINE_CODE = 500
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-_CODE_OR_COMMENT = re.compile(r"<!--|`+")
+_BACKTICKS = re.compile(r"`+")
 # A closing run of exactly n backticks (not part of a longer run).
 _CLOSING = {n: re.compile(rf"(?<!`)`{{{n}}}(?!`)") for n in (1, 2, 3)}
 
@@ -79,10 +79,11 @@ def hidden_ranges(content: str, fences: list[Fence] | None = None) -> Hidden:
     todo = list(find_fences(content) if fences is None else fences)
     todo.reverse()  # a stack: the next fence last
     hidden = Hidden()
+    openings = _Openings(content)
     pos = 0
     while True:
         stop = todo[-1].start if todo else len(content)
-        match = _CODE_OR_COMMENT.search(content, pos, stop)
+        match = openings.next(pos, stop)
         if match is None:
             if not todo:
                 return hidden
@@ -106,6 +107,30 @@ def hidden_ranges(content: str, fences: list[Fence] | None = None) -> Hidden:
             hidden.comments.append((start, pos))
         else:
             pos = _inline_code(content, match.start(), match.end(), stop, hidden)
+
+
+class _Openings:
+    """The first "<!--" or backtick run in [pos, stop): what a search for the alternation
+    `<!--|`+` finds, from substring searches (an alternation of two openings is tried at every
+    character, about ten times slower on a long draft). The next comment's position is kept
+    until the scan passes it, so a draft of many backticks and no comment stays linear."""
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+        self.comment = -2  # not looked for yet; -1: none after the last look
+
+    def next(self, pos: int, stop: int) -> re.Match[str] | None:
+        content = self.content
+        if self.comment != -1 and self.comment < pos:
+            self.comment = content.find("<!--", pos)
+        comment = self.comment if self.comment != -1 and self.comment + 4 <= stop else -1
+        tick = content.find("`", pos, comment if comment != -1 else stop)
+        if tick != -1:
+            return _BACKTICKS.match(content, tick, stop)
+        return _COMMENT_OPEN.match(content, comment, stop) if comment != -1 else None
+
+
+_COMMENT_OPEN = re.compile("<!--")
 
 
 def _inline_code(content: str, start: int, pos: int, stop: int, hidden: Hidden) -> int:

@@ -40,8 +40,8 @@ _CLAIMS = phrases(
     # "our small team of 14"; "a team of six" only counts in the company's own voice (_judge)
     (
         "team staff company agency studio crew",
-        rf"(?P<article>our|a|an) (?:[a-z-]{{2,20}} ){{0,2}}?(?:team|staff|company|agency|studio"
-        rf"|crew|group) of {_MORE}(?P<team>{_N})(?![\w-])",
+        rf"(?P<teamof>team|staff|company|agency|studio|crew|group) of {_MORE}(?P<team>{_N})"
+        r"(?![\w-])",
     ),
     # Awards and rankings: "we've won two Webby Awards", "Acme was named one of the best
     # agencies", "our award-winning studio"
@@ -131,12 +131,6 @@ _CLAIMS = phrases(
         rf"(?:we|{{company}})(?:{_A}ve| have| has)(?: now| currently| today)? {_MORE}"
         rf"(?P<team>{_N})\+? (?:full-time )?(?:employees|staff|people on (?:the|our|its) payroll"
         r"|full-timers)(?![a-z])",
-    ),
-    # "more than 150 people work at Brightline Studio", "40 of us work remotely"
-    (
-        "work works",
-        rf"(?P<team>{_N})\+? (?:people|employees|engineers|designers|developers|staff)"
-        r" (?:now )?work(?:s)? (?:at|for) (?:{company}|us|our (?:company|studio|agency))(?![a-z])",
     ),
     # "we've been building booking tools since 2011": a year, not a count of years; the verbs
     # are the business's own work ("we have been using Figma since 2016" is about people)
@@ -262,12 +256,21 @@ def unknowable_company_claim(ctx: Context) -> Iterator[Hit]:
     patterns = _compiled(settings.company_name)
     last_end = -1
     for match in sorted(phrase_matches(patterns, ctx.lower, ctx.words), key=lambda m: m.start()):
-        if match.start() < last_end:
+        start, article = match.start(), None
+        if match.group("teamof") if "teamof" in match.re.groupindex else None:
+            # found from "team of" (a literal opening); "our"/"a" and up to two words before it
+            before = _ARTICLE_BEFORE.search(ctx.lower, max(0, start - 50), start)
+            if before is None:
+                continue
+            start, article = before.start(), before.group("article")
+        if start < last_end:
             continue  # "since we were founded in 2009" is one claim
-        why = _judge(match, ctx)
+        why = _judge(match, ctx, article)
         if why is not None:
             last_end = match.end()
-            yield Hit(match.start(), match.end(), why)
+            yield Hit(start, match.end(), why)
+    if "work" in ctx.words or "works" in ctx.words:
+        yield from _workforce(ctx)
     if "years" in ctx.words or "year" in ctx.words:
         for match in _YEARS_OF.finditer(ctx.lower):
             before = _YEARS_BEFORE.search(ctx.lower, max(0, match.start() - 40), match.start())
@@ -288,13 +291,46 @@ def unknowable_company_claim(ctx: Context) -> Iterator[Hit]:
             yield Hit(match.start(), match.end(), f"title claims {match.group(0)!r}: {why}", True)
 
 
-def _judge(match: re.Match[str], ctx: Context) -> str | None:
+# "more than 150 people work at Brightline Studio": found from "people work at" (a literal
+# opening), the number before it checked after.
+_WORK_AT = re.compile(
+    r"(?:people|employees|engineers|designers|developers|staff) (?:now )?works? (?:at|for)"
+    r" (?:us|our (?:company|studio|agency|firm)|{company})(?![a-z])"
+)
+_HEADCOUNT_BEFORE = re.compile(rf"(?<![\w-])(?P<team>{_N})\+? $")
+
+
+@functools.lru_cache(maxsize=16)
+def _work_at(company: str) -> re.Pattern[str]:
+    name = re.escape(company.lower()) if company.strip() else "our company"
+    return re.compile(_WORK_AT.pattern.replace("{company}", name))
+
+
+def _workforce(ctx: Context) -> Iterator[Hit]:
+    for match in _work_at(ctx.settings.company_name).finditer(ctx.lower):
+        before = _HEADCOUNT_BEFORE.search(ctx.lower, max(0, match.start() - 30), match.start())
+        if before is None:
+            continue
+        size, known = _number(before.group("team")), ctx.settings.company_team_size
+        if not known:
+            why = f"team size {size} cannot be known (company_team_size is not set)"
+        elif size == known:
+            continue
+        else:
+            why = f"team size {size} contradicts company_team_size={known}"
+        yield Hit(before.start(), match.end(), why)
+
+
+_ARTICLE_BEFORE = re.compile(r"(?<![a-z])(?P<article>our|a|an) (?:[a-z-]{2,20} ){0,2}?$")
+
+
+def _judge(match: re.Match[str], ctx: Context, article: str | None = None) -> str | None:
     settings = ctx.settings
     groups = {k: v for k, v in match.groupdict().items() if v is not None}
     more = groups.get("more")
     if "award" in groups or "awards" in groups:
         return f"awards the writer cannot know: {ctx.prose[match.start() : match.end()]!r}"
-    if groups.get("article") in ("a", "an") and not _company_voice(match, ctx):
+    if article in ("a", "an") and not _company_voice(match, ctx):
         return None  # "a team of six engineers can own it": not the company's team
     if "money" in groups:
         return (

@@ -72,11 +72,15 @@ _PLACEHOLDERS = tuple(
         ("{", r"\{(?:\{[^{}\n]{1,100}\}\}|[a-z][a-z0-9]{0,30}(?:_[a-z0-9]{1,30}){1,4}\})"),
     )
 )
-_PLACEHOLDER_WORDS = re.compile(
-    r"(?:TODO|TBD|FIXME|XXX|(?:INSERT|ADD) (?:A |THE )?(?:LINK|URL|SOURCE|CITATION|IMAGE)"
-    r"|LINK HERE|URL HERE)(?![\w])"
+_PLACEHOLDER_WORDS = re.compile(r"(?:TODO|TBD|FIXME|XXX)(?![\w])")
+_PLACEHOLDER_GATE = ("todo", "tbd", "fixme", "xxx")
+# Editor's notes in capitals: "INSERT LINK", "ADD THE SOURCE", "LINK HERE" (looked for only when
+# the capitals occur: a case-sensitive substring check).
+_SHOUTED = re.compile(
+    r"(?:(?:INSERT|ADD) (?:A |THE )?(?:LINK|URL|SOURCE|CITATION|IMAGE)|(?:LINK|URL) HERE)(?![\w])"
 )
-_PLACEHOLDER_GATE = ("todo", "tbd", "fixme", "xxx", "insert", "add", "here")
+_SHOUTED_GATE = ("INSERT ", "ADD ", "LINK HERE", "URL HERE")
+_INSERT_VERBS = frozenset({"insert", "add", "paste"})
 # Bare instructions to the editor at the end of a line or before "here": "- Pricing guide:
 # insert link", "see our guide (link here)", "insert the URL here." ("to insert a link, press
 # Ctrl+K" goes on, so it is not one).
@@ -84,10 +88,12 @@ _BARE_INSERT = re.compile(
     r"(?:insert|add|paste) (?:a |an |the |your )?(?:link|url|source|citation|reference)s?"
     r"(?: here| to [^\n.,;:]{1,60} here)(?![a-z])"
 )
+# Found from the verb (a literal opening); the separator before it is checked in Python.
 _NOTE_INSERT = re.compile(
-    r"[:\u2013\u2014-] (?:insert|add|paste) (?:a |an |the |your )?(?:link|url|source|citation"
+    r"(?:insert|add|paste) (?:a |an |the |your )?(?:link|url|source|citation"
     r"|reference)s?(?: to [^\n.,;:]{1,60})?(?= ?[.)\]]? *(?:\n|$))"
 )
+_NOTE_SEPARATORS = (": ", "\u2013 ", "\u2014 ", "- ")
 
 
 @rule(
@@ -107,9 +113,16 @@ def placeholder(ctx: Context) -> Iterator[Hit]:
         found = [m for m in leftmost(candidates) if _kept(low, m)]
         if any(word in low for word in _PLACEHOLDER_GATE):
             found += word_matches(_PLACEHOLDER_WORDS, text)
-            if "insert" in low or "add" in low or "paste" in low:
-                found += word_matches(_BARE_INSERT, low)
-                found += _NOTE_INSERT.finditer(low)
+        if any(word in text for word in _SHOUTED_GATE):
+            found += word_matches(_SHOUTED, text)
+        words = ctx.words if not in_title else frozenset(low.split())
+        if not words.isdisjoint(_INSERT_VERBS):
+            found += word_matches(_BARE_INSERT, low)
+            found += (
+                m
+                for m in word_matches(_NOTE_INSERT, low)
+                if low.endswith(_NOTE_SEPARATORS, max(0, m.start() - 2), m.start())
+            )
         if "lorem ipsum" in low:
             found += _LOREM.finditer(low)
         last_end = -1
