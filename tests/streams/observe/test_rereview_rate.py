@@ -14,36 +14,19 @@ from agents.base import Deps, ReviewerSpec
 from agents.settings import Settings
 from schemas import DraftSubmitted, Provider, ReviewerResult
 from streams.history._rereview import RateLimit, Run
-
-_real_sleep = asyncio.sleep
-
-
-class Clock:
-    """time.monotonic and asyncio.sleep of the module under test: sleeping moves the clock."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-        self.slept: list[float] = []
-
-    def monotonic(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.slept.append(round(seconds, 6))
-        self.now += seconds
-        await _real_sleep(0)  # let the other tasks run
+from tests.helpers.clock import FakeClock
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    fake = Clock()
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
     # The modules _rereview reads them from (its `time` and `asyncio` are these).
     monkeypatch.setattr(time, "monotonic", fake.monotonic)
     monkeypatch.setattr(asyncio, "sleep", fake.sleep)
     return fake
 
 
-async def test_starts_are_spaced_by_the_rate_across_tasks(clock: Clock) -> None:
+async def test_starts_are_spaced_by_the_rate_across_tasks(clock: FakeClock) -> None:
     limit = RateLimit(4.0)
     starts: list[float] = []
 
@@ -56,14 +39,14 @@ async def test_starts_are_spaced_by_the_rate_across_tasks(clock: Clock) -> None:
     assert starts[0] == 100.0  # the first one does not wait
 
 
-async def test_no_limit_never_waits(clock: Clock) -> None:
+async def test_no_limit_never_waits(clock: FakeClock) -> None:
     limit = RateLimit(0)
     for _ in range(10):
         await limit.wait()
     assert clock.slept == []
 
 
-async def test_only_paid_reviewers_wait(clock: Clock) -> None:
+async def test_only_paid_reviewers_wait(clock: FakeClock) -> None:
     calls: list[str] = []
 
     def reviewer(name: str, paid: bool) -> ReviewerSpec:
