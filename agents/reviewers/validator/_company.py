@@ -64,6 +64,14 @@ _CLAIMS = phrases(
         r" (?P<award>named|voted|ranked|recognised|recognized|shortlisted|listed|featured|crowned)"
         r" (?:as |among |one of |in |by |on |the |a )",
     ),
+    # "we're a three-time winner of the ...", "Acme is proud to be a finalist of ..."
+    (
+        "winner winners recipient finalist finalists honoree honouree nominee",
+        rf"(?:we{_A}re|we are|we were|{{company}} is|{{company}} was) (?:proud to be |now )?"
+        r"(?:a |an |the )?(?:[\w-]+ ){0,2}?(?P<award>winners?|recipients?|finalists?|honou?rees?"
+        r"|nominees?)"
+        r" (?:of|for|in|at)(?![a-z])",
+    ),
     (
         "award-winning awards accolades",
         rf"(?:our|{{company}}{_A}s) (?:(?P<award>award-winning) [a-z-]+|(?P<awards>awards|accolades"

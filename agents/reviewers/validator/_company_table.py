@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from agents.reviewers.validator._company import FAMILY, _age, _clients, _names, _number
 from agents.reviewers.validator._core import Context, Hit, rule
-from agents.reviewers.validator._text import paragraph_bounds
+from agents.reviewers.validator._text import line_start_matches, paragraph_bounds
 from schemas.records import Severity
 
 # "| Founded | 2009 |" or "- **Founded:** 2009" / "Founded: 2009" at a line start.
@@ -26,6 +26,7 @@ _ROW = re.compile(
 )
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _COUNT = re.compile(r"(?<![\d,])(?:over |more than |about |around |~)?(\d[\d,]{0,6})\+?")
+_AWARD_WORDS = frozenset({"awards", "award", "recognition", "accolades", "honours", "honors"})
 _VOICE = re.compile(r"(?<![a-z])(?:we|our|us|about us)(?![a-z])")
 
 
@@ -38,6 +39,8 @@ _VOICE = re.compile(r"(?<![a-z])(?:we|our|us|about us)(?![a-z])")
 )
 def company_fact_sheet(ctx: Context) -> Iterator[Hit]:
     low = ctx.lower
+    if ctx.has_any(_AWARD_WORDS):
+        yield from _awards_sections(ctx)
     if "|" not in low and ":" not in low:
         return
     block_end, voiced = -1, False  # per block: a long table is judged once, not once per row
@@ -51,6 +54,25 @@ def company_fact_sheet(ctx: Context) -> Iterator[Hit]:
         why = _judge(match.group("label"), ctx.prose[match.start("value") - 1 : end], ctx)
         if why is not None:
             yield Hit(start, end, why)
+
+
+# A section of awards: "## Awards", "**Recognition**", "### Awards & press".
+_AWARDS_HEADING = re.compile(
+    r"\n {0,3}(?:#{1,6}[ \t]+|\*\*)(?:our |recent |selected )?(?:awards?|recognition|accolades"
+    r"|honou?rs|awards? (?:and|&) (?:recognition|press|honou?rs)|press (?:and|&) awards)"
+    r"(?:\*\*)?[ \t]*:?[ \t]*(?=\n)"
+)
+
+
+def _awards_sections(ctx: Context) -> Iterator[Hit]:
+    """A section listing the company's awards: the writer cannot know them."""
+    for start, end in line_start_matches(_AWARDS_HEADING, ctx.lower):
+        block_start, block_end = paragraph_bounds(ctx.lower, min(len(ctx.lower), end + 2))
+        listed = ctx.lower[block_start : min(block_end, block_start + 400)].lstrip()
+        is_list = listed[:1] in ("-", "*", "+", "|") or listed[:1].isdigit()
+        if is_list and _company_voice(ctx, max(0, start - 1), block_end):
+            heading = ctx.prose[start:end].strip()[:40]
+            yield Hit(start, end, f"awards the writer cannot know: section {heading!r}")
 
 
 def _company_voice(ctx: Context, block_start: int, block_end: int) -> bool:

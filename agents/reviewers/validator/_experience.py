@@ -272,13 +272,16 @@ _MONEY = (
 # A quotation closed and attributed to a pronoun: dialogue from a story ("Ship it," he said).
 # The speaker may be someone the writer knows: '"Ship it," our head of product said to me'.
 _SAID = (
-    r"(?:said|says|told|tells|explained|replied|asked|asks|added|laughed|shrugged|smiled|insisted"
-    r"|admitted|whispered|warned|joked|snapped|sighed|answered|shot back|muttered|shouted)"
+    r"(?:(?:[a-z]+ly|finally|just|then|once) )?(?:said|says|say|told|tells|explained|replied"
+    r"|asked|asks|added|laughed|shrugged|smiled|insisted|admitted|whispered|warned|joked|snapped"
+    r"|sighed|answered|shot back|muttered|shouted|wrote|texted|messaged|emailed|typed|grinned"
+    r"|nodded)"
 )
 # After the quote ('"Ship it," he said', '"No," I replied', '"...," our head of product said
 # to me'), or before it ('She leaned back and said: "..."', 'I told him, "..."').
 _DIALOGUE = re.compile(
-    r"[\"\u201d'\u2019] ?,? ?(?:(?:he|she|they|i|(?:my|our) (?:[\w-]{1,20} ){0,4}?[\w-]{2,20})"
+    r"[\"\u201d'\u2019] ?,? ?(?:(?:(?:he|she|they)(?:['\u2019]d| would)?|i|(?:my|our)"
+    r" (?:[\w-]{1,20} ){0,4}?[\w-]{2,20})"
     rf" {_SAID}(?![a-z])|{_SAID} (?:he|she|my|our) )"
 )
 _DIALOGUE_BEFORE = re.compile(
@@ -289,7 +292,8 @@ _DIALOGUE_BEFORE = re.compile(
 _DIALOGUE_GATE = frozenset({"said", "told", "explained", "replied", "asked", "added", "laughed"})
 _DIALOGUE_GATE |= {"shrugged", "smiled", "insisted", "admitted", "whispered", "warned", "joked"}
 _DIALOGUE_GATE |= {"snapped", "sighed", "says", "tells", "asks", "answered", "shot", "muttered"}
-_DIALOGUE_GATE |= {"shouted"}
+_DIALOGUE_GATE |= {"shouted", "wrote", "texted", "messaged", "emailed", "typed", "grinned"}
+_DIALOGUE_GATE |= {"nodded", "say", "he'd", "she'd", "he\u2019d", "she\u2019d"}
 
 
 @rule(

@@ -203,15 +203,18 @@ _DASH_AFTER = re.compile(
     rf"[ \t]*(?:\n[ \t]*>?[ \t]*){{0,3}}[\u2014\u2013-]{{1,2}} ?[{_UP}][{_LOW}]{{2,}}"
     rf"(?: [{_UP}]|[,.\n]|$)"
 )
+# Between the attribution and the quote: a space, or a blank line and a blockquote marker
+# ("Steve Jobs put it best:\n\n> \"...\"").
+_TO_QUOTE = r"(?: ?|\s{1,4}(?:>[ \t]?)?)"
 _SPEAKER_BEFORE = re.compile(
     rf"[{_UP}][{_LOW}]{{1,20}} [{_UP}][\w'\u2019-]{{1,30}},? (?:[\w-]{{1,20}} ){{0,4}}?"
-    rf"{_SAYS}(?: [\w-]{{1,20}}){{0,5}}[,:]? ?$"
+    rf"{_SAYS}(?: [\w-]{{1,20}}){{0,5}}[,:]?{_TO_QUOTE}$"
 )
 # One name: "Einstein once said, ...", "As Jobs put it: ..." (pronouns and common sentence
 # openers are not names).
 _ONE_NAME_BEFORE = re.compile(
     rf"(?<![\w'\u2019-])(?P<name>[{_UP}][{_LOW}]{{2,20}}),? (?:once |later |famously |reportedly "
-    rf"|supposedly |allegedly )?{_SAYS}(?: [\w-]{{1,20}}){{0,4}}[,:]? ?$"
+    rf"|supposedly |allegedly )?{_SAYS}(?: [\w-]{{1,20}}){{0,4}}[,:]?{_TO_QUOTE}$"
 )
 _NOT_SPEAKERS = frozenset(
     {

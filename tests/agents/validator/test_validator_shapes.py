@@ -225,3 +225,35 @@ def test_a_draft_made_of_buzzwords_rejects_and_a_few_only_warn() -> None:
     assert "buzzword_density" in critical_codes(soup)
     few = "We delve into the topic. " + "Plain words about caching and queues. " * 20
     assert "buzzword_density" not in critical_codes(few + " A vibrant tapestry, a testament.")
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ('"Leave it," my manager finally wrote in the thread.', "first_person_experience"),
+        ('"Ship it," she\'d say every Friday.', "first_person_experience"),
+        (
+            'Grace Hopper put it best:\n\n> "A default is a decision made for you."',
+            "fabricated_quote",
+        ),
+        (
+            "We build sites.\n\n## Awards\n\n- Webby honoree, 2023\n- CSS Design Award",
+            "company_fact_sheet",
+        ),
+        ("We're a two-time winner of the national web awards.", "unknowable_company_claim"),
+    ],
+)
+def test_sixth_pass_shapes_reject(text: str, code: str) -> None:
+    assert code in critical_codes(text, FACTS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"It works on my machine," developers say.',
+        "## Awards\n\nThe Oscars are given each spring.",
+        "Pixar\n\n## Awards\n\n- Oscar 2004",  # not the company's voice
+    ],
+)
+def test_sixth_pass_lookalikes_pass(text: str) -> None:
+    assert validate(text, settings=FACTS).approved
