@@ -50,7 +50,8 @@ RuntimeError, ...). tests/test_errors.py checks that this drawing is the real tr
     ├── FactsUnavailable                   agents.facts: fact_overrides cannot be read
     ├── ImageProblem (ValueError)          agents.reviewers.vision: an image it cannot judge
     ├── PreviewError                       agents.reviewers.preview: the page cannot render
-    └── SinkError (RuntimeError)           streams.runtime.sinks: a write failed for good
+    ├── SinkError (RuntimeError)           streams.runtime.sinks: a write failed for good
+    └── HandleFailedError (RuntimeError)   streams.runtime._guard: an event it could not apply
 
 The codec
 

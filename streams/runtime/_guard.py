@@ -31,6 +31,8 @@ from faust.exceptions import FaustError
 from faust.types import TP, EventT
 from faust.types.tuples import Message
 
+from schemas import MultiqaError
+
 log = logging.getLogger(__name__)
 
 # Attempts before an error that is not the environment's is taken as the event's fault.
@@ -38,7 +40,7 @@ ATTEMPTS = 3
 _DELAYS = (0.2, 1.0, 2.0, 5.0)
 
 
-class HandleFailedError(RuntimeError):
+class HandleFailedError(MultiqaError, RuntimeError):
     """The reason in the dead letter of an event the aggregator could not apply."""
 
 

@@ -37,11 +37,11 @@ _MAX_CLASS = 4
 _Opening = tuple[str, bool]
 
 
-class _Unknown(Exception):
-    """The element can start with something other than a literal."""
+# None where an element (or a whole sequence) can start with something other than a literal:
+# a plain return value, not an exception, because it is the normal answer for most patterns.
 
 
-def _join(prefixes: set[_Opening], element: set[_Opening]) -> set[_Opening]:
+def _join(prefixes: set[_Opening], element: set[_Opening]) -> set[_Opening] | None:
     out: set[_Opening] = set()
     for text, open_ in prefixes:
         if not open_:
@@ -50,53 +50,57 @@ def _join(prefixes: set[_Opening], element: set[_Opening]) -> set[_Opening]:
         for more, more_open in element:
             joined = text + more
             out.add((joined, more_open and len(joined) < _ENOUGH_CHARS))
-    if len(out) > _MAX_LEADS:
-        raise _Unknown
-    return out
+    return None if len(out) > _MAX_LEADS else out
 
 
-def _sequence(items: Any) -> set[_Opening]:
-    prefixes: set[_Opening] = {("", True)}
+def _sequence(items: Any) -> set[_Opening] | None:
+    prefixes: set[_Opening] | None = {("", True)}
     for op, av in items:
+        assert prefixes is not None
         if all(not open_ for _, open_ in prefixes):
             break
-        try:
-            element = _element(op, av)
-        except _Unknown:
+        element = _element(op, av)
+        if element is None:
             if any(not text and open_ for text, open_ in prefixes):
-                raise  # nothing literal before it: this sequence has no literal opening
+                return None  # nothing literal before it: this sequence has no literal opening
             # What follows is not literal: the openings found so far are final.
             return {(text, False) for text, _ in prefixes}
         prefixes = _join(prefixes, element)
+        if prefixes is None:
+            return None
     return prefixes
 
 
-def _element(op: Any, av: Any) -> set[_Opening]:
+def _element(op: Any, av: Any) -> set[_Opening] | None:
     if op is _C.LITERAL:
         return {(chr(av), True)}
     if op is _C.SUBPATTERN:
         _group, add_flags, del_flags, inner = av
         if add_flags or del_flags:
-            raise _Unknown
+            return None
         return _sequence(inner)
     if op is _C.BRANCH:
         out: set[_Opening] = set()
         for branch in av[1]:
-            out |= _sequence(branch)
+            found = _sequence(branch)
+            if found is None:
+                return None
+            out |= found
         return out
     if op is _C.IN:
         chars = [chr(c) for kind, c in av if kind is _C.LITERAL]
         if len(chars) != len(av) or len(chars) > _MAX_CLASS:
-            raise _Unknown
+            return None
         return {(c, True) for c in chars}
     if op in (_C.MAX_REPEAT, _C.MIN_REPEAT):
         low, high, inner = av
         if low == 0 and high == 1:
-            return {("", True)} | _sequence(inner)
-        raise _Unknown
+            found = _sequence(inner)
+            return None if found is None else {("", True)} | found
+        return None
     if op in (_C.ASSERT, _C.ASSERT_NOT):
         return {("", True)}  # zero-width: the match itself checks it
-    raise _Unknown
+    return None
 
 
 @functools.cache
@@ -109,7 +113,9 @@ def leads(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
         return None
     try:
         openings = _sequence(_sre_parse.parse(pattern.pattern, pattern.flags))
-    except (_Unknown, re.error, TypeError, ValueError):
+    except (re.error, TypeError, ValueError):
+        return None
+    if openings is None:
         return None
     texts = {text for text, _ in openings}
     if len(texts) < 2 or min(len(t) for t in texts) < _MIN_LEAD_CHARS:
