@@ -123,7 +123,7 @@ class Parker:
             message.ack(self.app.consumer)  # parked already: a re-delivery
             return
         offsets[message.offset] = False
-        fut = await self.dead_letters.publish(message, error)
+        fut = await self.dead_letters.send(message, error)
         self.parked += 1
         self._in_flight.append((message, error, fut))
         if self._task is None or self._task.done():
@@ -162,7 +162,7 @@ class Parker:
                 attempt += 1
                 log.warning("a dead letter was not delivered (%r); retrying in %.1f s", exc, delay)
                 await asyncio.sleep(delay)
-                fut = await self.dead_letters.publish(message, error)
+                fut = await self.dead_letters.send(message, error)
 
     async def _cover_all(self) -> None:
         """Ask the aggregator to cover every delivered run (one marker per partition)."""

@@ -28,6 +28,7 @@ from schemas import DeadLetter
 from streams.runtime import tracing
 from streams.runtime.observe._metrics import record_dead_letter
 from streams.runtime.serde import dead_letter
+from streams.runtime.topics import send_record
 
 log = logging.getLogger(__name__)
 
@@ -47,24 +48,11 @@ class DeadLetters:
 
     async def send(self, message: Message, error: BaseException) -> Any:
         """Publish `message` as a dead letter; returns the delivery future (not awaited: the
-        caller acknowledges the bad event once it is delivered)."""
+        caller acknowledges the bad event once it is delivered). Handed to the app's producer
+        directly (`send_record`): a flood of bad events is parked at the pace of this call."""
         dead = dead_letter(message, error, consumer=self.consumer)
         with tracing.dead_letter_span(message.headers, dead):
-            fut = await self.topic.send(key=dead.key, value=dead)
-        self._count(dead)
-        return fut
-
-    async def publish(self, message: Message, error: BaseException) -> Any:
-        """`send` without Faust's topic machinery (channel, producer buffer): the dead letter is
-        encoded here and handed to the app's producer. What a flood of bad events is parked with
-        (streams._screen); returns the delivery future."""
-        dead = dead_letter(message, error, consumer=self.consumer)
-        topic = self.topic
-        with tracing.dead_letter_span(message.headers, dead):
-            value = topic.schema.dumps_value(topic.app, dead, headers=None)[0]
-            fut = await topic.app.producer.send(
-                topic.get_topic_name(), dead.key, value, None, None, None
-            )
+            fut = await send_record(self.topic, dead.key, dead, [])
         self._count(dead)
         return fut
 

@@ -50,7 +50,7 @@ def misrouted(key: Any, draft_id: str) -> InvalidRecordError | None:
 
 
 async def send_record(
-    topic: faust.TopicT, key: str, record: Any, headers: list[tuple[str, bytes]]
+    topic: faust.TopicT, key: str | bytes | None, record: Any, headers: list[tuple[str, bytes]]
 ) -> Any:
     """Hand `record` to the producer of `topic`'s app: the bytes, key and headers `topic.send`
     would publish, without Faust's per-message send machinery (FutureMessage, channel
@@ -62,7 +62,7 @@ async def send_record(
     producer = await topic.app.maybe_start_producer()
     return await producer.send(
         topic.get_topic_name(),
-        key.encode("utf-8", "surrogateescape"),
+        key.encode("utf-8", "surrogateescape") if isinstance(key, str) else key,
         value,
         partition=None,
         timestamp=None,

@@ -230,6 +230,8 @@ async def test_a_handle_that_always_raises_dead_letters_the_draft_with_the_reaso
     assert not [v for v in env.decisions.values() if v.draft_id == "always-0"]  # fail closed
 
 
+# Liveness bounds only, wide: on a loaded machine a 10,000-event flood took 30-250 s here.
+@pytest.mark.timeout(900)
 async def test_a_flood_of_ten_thousand_bad_drafts_is_ten_thousand_dead_letters(all_in_one):
     env = all_in_one
     before = len(env.letters())
@@ -237,9 +239,9 @@ async def test_a_flood_of_ten_thousand_bad_drafts_is_ten_thousand_dead_letters(a
     valid = [f"behind-{n}" for n in range(20)]
     await produce(env.config, [(k, v) for k, v, _ in flood])
     await produce(env.config, [(i.encode(), encode(draft(i))) for i in valid])
-    decided = await env.decided(valid, timeout=240)
+    decided = await env.decided(valid, timeout=600)
     assert all(d.approved for d in decided.values())
-    letters = (await env.letters_settled(before + len(flood), timeout=240))[before:]
+    letters = (await env.letters_settled(before + len(flood), timeout=600))[before:]
     assert len(letters) == len(flood)  # one each, not a multiple
     assert len({(d.source_partition, d.source_offset) for d in letters}) == len(flood)
     assert {d.consumer for d in letters} == {"aggregator"}
