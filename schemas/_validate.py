@@ -54,6 +54,20 @@ def _nonempty(value: str, field: str) -> None:
         raise InvalidRecordError("must not be empty or blank", field=field)
 
 
+# Draft ids are untrusted: one beginning with this would name one of the aggregator's own table
+# keys (`__offsets__:...`, `__settings__:...`) instead of an entry, so it is refused everywhere.
+RESERVED_ID_PREFIX = "__"
+
+
+def _draft_id(value: str) -> None:
+    _nonempty(value, "draft_id")
+    if value.startswith(RESERVED_ID_PREFIX):
+        raise InvalidRecordError(
+            f"must not start with {RESERVED_ID_PREFIX!r} (reserved for the stream's own keys)",
+            field="draft_id",
+        )
+
+
 def _version(value: int, field: str = "version") -> None:
     if value < 1:
         raise InvalidRecordError(f"version must be >= 1, got {value}", field=field)
@@ -70,7 +84,7 @@ def _amount(value: float, field: str) -> None:
 
 
 def _draft(d: DraftSubmitted, limits: Limits) -> None:
-    _nonempty(d.draft_id, "draft_id")
+    _draft_id(d.draft_id)
     _version(d.version)
     # Cheap bound first: a str of n code points is at most 4n UTF-8 bytes.
     if len(d.content) * 4 > limits.max_content_bytes:
@@ -96,7 +110,7 @@ def _cost(c: Cost) -> None:
 
 
 def _result(r: ReviewerResult, limits: Limits) -> None:
-    _nonempty(r.draft_id, "draft_id")
+    _draft_id(r.draft_id)
     _version(r.version)
     _nonempty(r.reviewer, "reviewer")
     _score(r.score, "score")
@@ -112,7 +126,7 @@ def _summary(s: ReviewSummary, field: str) -> None:
 
 def _decision(d: QADecision, limits: Limits) -> None:
     _nonempty(d.decision_id, "decision_id")
-    _nonempty(d.draft_id, "draft_id")
+    _draft_id(d.draft_id)
     _version(d.version)
     _score(d.final_score, "final_score")
     for i, review in enumerate(d.reviews):

@@ -170,6 +170,21 @@ def test_blank_draft_id_and_version_below_1(draft: DraftSubmitted) -> None:
     assert caught.value.offset == 10 + 1 + len(draft.draft_id)  # after the draft_id string
 
 
+@pytest.mark.parametrize("draft_id", ["__offsets__:qa.drafts:0", "__settings__:0", "__"])
+def test_a_draft_id_that_would_name_the_aggregators_own_keys(
+    draft: DraftSubmitted, draft_id: str
+) -> None:
+    # `<draft_id>:<version>` is the aggregator's table key: such an id would collide with its
+    # input offsets or stored settings. Refused on encode (the writer) and on decode (a producer
+    # without the check), so it is dead-lettered, never applied.
+    with pytest.raises(InvalidRecordError) as on_encode:
+        encode(dataclasses.replace(draft, draft_id=draft_id))
+    assert on_encode.value.field == "draft_id" and "reserved" in on_encode.value.reason
+    with pytest.raises(InvalidRecordError, match="reserved"):
+        decode(draft_payload(draft, draft_id=draft_id))
+    encode(dataclasses.replace(draft, draft_id="_one_underscore__is_fine"))
+
+
 def test_a_50_mb_content_field(draft: DraftSubmitted) -> None:
     huge = dataclasses.replace(draft, content="x" * (50 * 1024 * 1024))
     with pytest.raises(OversizeError) as on_encode:
