@@ -284,6 +284,11 @@ _DIALOGUE = re.compile(
     r" (?:[\w-]{1,20} ){0,4}?[\w-]{2,20})"
     rf" {_SAID}(?![a-z])|{_SAID} (?:he|she|my|our) )"
 )
+# Script-style dialogue: 'Me: "Can we ship?"', 'My CTO: "Not today."'.
+_SCRIPT_LINE = re.compile(
+    r"(?<![\w'\u2019-])(?:me|i|my (?:[\w-]{1,20} ){0,3}?[\w-]{2,20}|our (?:[\w-]{1,20} ){0,3}?"
+    r"[\w-]{2,20})\*{0,2}: ?\*{0,2}[\"\u201c]"
+)
 _DIALOGUE_BEFORE = re.compile(
     r"(?<![a-z])(?:he|she|they|i) (?:(?:[a-z]+ ){1,3}(?:and|then) )?"
     rf"{_SAID}(?: (?:me|us|him|her|them))?"
@@ -311,6 +316,12 @@ def first_person_experience(ctx: Context) -> Iterator[Hit]:
     if ctx.has_any(_DIALOGUE_GATE) and any(q in low for q in "\"'\u201c\u201d\u2018\u2019"):
         found += [(m.start(), m.end()) for m in _DIALOGUE.finditer(low)]
         found += [(m.start(), m.end()) for m in _DIALOGUE_BEFORE.finditer(low)]
+    if ": " in low and ("my" in ctx.words or "our" in ctx.words or "me" in ctx.words):
+        found += [
+            (m.start(), m.end())
+            for m in _SCRIPT_LINE.finditer(low)
+            if m.start() == 0 or low[m.start() - 1] in "\n >*-"
+        ]
     last_end = -1
     for start, end in sorted(found):
         if start < last_end:

@@ -12,7 +12,12 @@ from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._sources import has_source
-from agents.reviewers.validator._text import line_bounds, line_start_matches, word_matches
+from agents.reviewers.validator._text import (
+    line_bounds,
+    line_start_matches,
+    paragraph_bounds,
+    word_matches,
+)
 from schemas.records import Severity
 
 FAMILY = "fake_people"
@@ -229,6 +234,16 @@ _NAME_COLON = re.compile(
     rf"(?<![\w'\u2019-])\*{{0,2}}[{_UP}][{_LOW}]{{1,20}} [{_UP}][\w'\u2019-]{{1,30}}\*{{0,2}}:"
     r"\*{0,2} ?$"
 )
+# A speaker whose name is a link ("As [Steve Jobs](https://en.wikipedia.org/...) once said,"):
+# the link is about the person, not a source for the words (_sourced_quote).
+_LINKED_NAME = (
+    rf"\[(?P<linked>[{_UP}][{_LOW}]+(?: (?:(?:de|da|van|von|der|del|di|du|la|le) )?"
+    rf"[{_UP}][\w'\u2019-]+){{0,3}})\]\([^)\s]{{1,300}}\)"
+)
+_LINKED_BEFORE = re.compile(
+    rf"{_LINKED_NAME},? (?:[\w-]{{1,20}} ){{0,3}}?{_SAYS}(?: [\w-]{{1,20}}){{0,4}}[,:]?{_TO_QUOTE}$"
+)
+_LINKED_AFTER = re.compile(rf",? ?{_SAYS} {_LINKED_NAME}")
 # A blockquote without quotation marks, attributed on a dash line at its end.
 _BLOCK_ATTRIBUTION = re.compile(
     rf"\n[ \t]*>?[ \t]*[\u2014\u2013]{{1,2}} ?[{_UP}][{_LOW}]{{2,}}(?: [{_UP}][\w'\u2019-]+)*"
@@ -252,27 +267,45 @@ def fabricated_quote(ctx: Context) -> Iterator[Hit]:
         return
     for quote in _QUOTATION.finditer(text):
         span = _attribution(text, quote)
-        if span is None or _sourced(text, quote.start()):
+        if span is None or _sourced_quote(text, quote.start(), span):
             continue
         yield Hit(span[0], span[1], "attributed quote with no source")
+
+
+def _sourced_quote(text: str, pos: int, span: tuple[int, int]) -> bool:
+    """Sourced (_sourced), unless the only link around is the one on the speaker's name: a page
+    about the person is not a source for the words."""
+    if not _sourced(text, pos):
+        return False
+    linked = _LINKED_BEFORE.search(text, span[0], pos) or _LINKED_AFTER.search(text, pos, span[1])
+    if linked is None:
+        return True
+    start, end = paragraph_bounds(text, pos)
+    rest = text[max(start, pos - 2000) : linked.start()] + text[linked.end() : min(end, pos + 2000)]
+    return "](" in rest or "http" in rest.lower() or "<a " in rest.lower()
 
 
 def _attribution(text: str, quote: re.Match[str]) -> tuple[int, int] | None:
     """The span of the quote with its attribution, or None when nobody is named."""
     after = (
-        _SPEAKER_AFTER.match(text, quote.end(), quote.end() + 60)
+        _LINKED_AFTER.match(text, quote.end(), quote.end() + 400)
+        or _SPEAKER_AFTER.match(text, quote.end(), quote.end() + 60)
         or _NAME_SAYS_AFTER.match(text, quote.end(), quote.end() + 60)
         or _DASH_AFTER.match(text, quote.end(), quote.end() + 40)
     )
     if after is not None:
         return quote.start(), after.end()
+    before = _LINKED_BEFORE.search(text, max(0, quote.start() - 420), quote.start())
     window_start = max(0, quote.start() - 120)
-    before = _SPEAKER_BEFORE.search(text, window_start, quote.start())
+    before = before or _SPEAKER_BEFORE.search(text, window_start, quote.start())
     if before is None:
         one = _ONE_NAME_BEFORE.search(text, window_start, quote.start())
         before = one if one is not None and one.group("name") not in _NOT_SPEAKERS else None
     if before is None:
-        before = _NAME_COLON.search(text, window_start, quote.start())
+        colon = _NAME_COLON.search(text, window_start, quote.start())
+        first = colon.group(0).strip("*").split(" ", 1)[0] if colon is not None else ""
+        if first not in _NOT_FIRST_NAMES and first not in _NOT_SPEAKERS and first != "My":
+            before = colon
     if before is not None:
         return before.start(), quote.end()
     row_start, row_end = line_bounds(text, quote.start())

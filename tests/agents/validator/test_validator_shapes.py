@@ -257,3 +257,23 @@ def test_sixth_pass_shapes_reject(text: str, code: str) -> None:
 )
 def test_sixth_pass_lookalikes_pass(text: str) -> None:
     assert validate(text, settings=FACTS).approved
+
+
+def test_script_dialogue_and_a_quote_linked_only_on_the_name_reject() -> None:
+    script = 'Me: "Can we move the launch?"\nMy director: "Only if checkout ships."'
+    assert "first_person_experience" in critical_codes(script)
+    linked = (
+        "As [Steve Jobs](https://en.wikipedia.org/wiki/Steve_Jobs) once said, "
+        '"Every button has to earn its pixels, always."'
+    )
+    assert "fabricated_quote" in critical_codes(linked)
+
+
+def test_a_quote_with_a_source_beside_the_linked_name_passes() -> None:
+    text = (
+        '"Design is how it works, not how it looks," said '
+        "[Steve Jobs](https://en.wikipedia.org/wiki/Steve_Jobs) in an interview "
+        "([source](https://www.nytimes.com/2003/11/30/magazine/the-guts-of-a-new-machine.html))."
+    )
+    assert "fabricated_quote" not in critical_codes(text)
+    assert "fabricated_quote" not in critical_codes('The Answer: "use UTC everywhere, always".')
