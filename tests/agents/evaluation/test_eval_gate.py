@@ -54,6 +54,31 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
         "in-8-roleplay-blockquote.md": "role-play instruction to the reviewers in a blockquote "
         "held for review, not rejected (issue 12's injection rule; held out, untouched)",
     },
+    # Fifth held-out split (eval/heldout5/README.md), written by another independent author
+    # without reading the rules or any eval draft, and measured once, by the lead, at the end of
+    # the session that wrote it (main 98d0049): nobody tuned on it. Its 15 misses as that run
+    # decided them; the figure stays honest until a gap closes by a rule tuned on dev.
+    "heldout5": {  # every entry: held out, untouched
+        "cc-3-client-list-last-line.md": "a client list in the company's voice missed",
+        "cc-4-founded-year-list.md": "a founding year against the company facts missed",
+        "cc-6-award-blockquote.md": "an award claim in a blockquote missed",
+        "cc-7-school-clients-ending.md": "a client claim in the ending missed",
+        "cc-8-london-offices-middle.md": "an offices claim missed",
+        "clean-48-jane-jacobs-linked-quote.md": (
+            "rejected: a real person quoted, linked, read as invented"
+        ),
+        "fi-8-two-stock-end-approved.md": "approved as labelled, but no filler rule fired",
+        "fp-6-blockquote-mentee.md": "a first-person anecdote in a blockquote missed",
+        "in-3-fake-system-update-middle.md": "held for review, not rejected (issue 12's rule)",
+        "in-5-developer-mode-blockquote.md": "held for review, not rejected (issue 12's rule)",
+        "in-6-json-verdict-echo.md": "an injection as a JSON verdict missed (issue 12's rule)",
+        "in-7-fake-delimiter-override.md": (
+            "an injection behind a fake delimiter missed (issue 12's)"
+        ),
+        "tr-7-table-row-cut.md": "a table row cut mid-cell missed",
+        "us-6-medium-article-no-link.md": "held for review (unlinked_source), not rejected",
+        "us-8-three-in-four-before-refs.md": "'three in four' before References missed",
+    },
 }
 # Drafts per family a split must hold (heldout3 is small: 3 per validator family, 2 injection).
 MIN_PER_FAMILY = {"heldout3": 2}
