@@ -93,7 +93,7 @@ class Env:
         (found,) = [s.aggregator for s in self.streams if s.aggregator is not None]
         return found
 
-    async def decided(self, ids: list[str], *, timeout: float = 120.0) -> dict[str, QADecision]:
+    async def decided(self, ids: list[str], *, timeout: float = 240.0) -> dict[str, QADecision]:
         wanted = {decision_id(i, 1): i for i in ids}
 
         def done(values: list[Any]) -> bool:
@@ -105,7 +105,7 @@ class Env:
     def letters(self) -> list[DeadLetter]:
         return [v for v in self.dead_letters.values() if isinstance(v, DeadLetter)]
 
-    async def letters_settled(self, count: int, *, timeout: float = 120.0) -> list[DeadLetter]:
+    async def letters_settled(self, count: int, *, timeout: float = 240.0) -> list[DeadLetter]:
         """The dead letters once `count` are in, and a few polls more (any extra would show)."""
         await self.dead_letters.wait_for(
             lambda vs: sum(isinstance(v, DeadLetter) for v in vs) >= count, timeout=timeout
@@ -258,6 +258,9 @@ async def test_a_flood_of_ten_thousand_bad_drafts_is_ten_thousand_dead_letters(a
     assert all(r.skipped == 0 for s in env.streams for r in s.reviewers.values())
 
 
+# Liveness bounds, not speed: 20 s alone; once, in a whole-suite run beside other suites, the ten
+# valid drafts were not decided within the old 120 s (issue 13 notes it).
+@pytest.mark.timeout(600)
 async def test_split_roles_park_each_bad_draft_once_and_the_others_skip_and_count(split):
     env = split
     flood = bad_drafts(700)
