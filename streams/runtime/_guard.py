@@ -31,13 +31,14 @@ from faust.exceptions import FaustError
 from faust.types import TP, EventT
 from faust.types.tuples import Message
 
+from agents.retry import Backoff
 from schemas import MultiqaError
 
 log = logging.getLogger(__name__)
 
 # Attempts before an error that is not the environment's is taken as the event's fault.
 ATTEMPTS = 3
-_DELAYS = (0.2, 1.0, 2.0, 5.0)
+_BACKOFF = Backoff(initial=0.2, factor=2.0, cap=5.0)  # the one policy (agents.retry)
 
 
 class HandleFailedError(MultiqaError, RuntimeError):
@@ -87,7 +88,7 @@ class HandleGuard:
                     return False
                 environment = is_environment(exc)
                 if environment or failures < self.attempts:
-                    delay = _DELAYS[min(failures - 1, len(_DELAYS) - 1)]
+                    delay = _BACKOFF.delay(failures)
                     self.retries += 1
                     log.warning(
                         "aggregator: applying %s failed (%s: %s); retrying in %.1f s",

@@ -40,6 +40,7 @@ from faust.transport.conductor import Conductor
 from faust.types import TP
 from faust.types.tuples import Message
 
+from agents.retry import Backoff
 from schemas import DraftSubmitted, ReviewerResult, WrongRecordTypeError
 from streams.runtime.deadletter import DeadLetters
 from streams.runtime.serde import Undecodable, remember_decoded
@@ -51,8 +52,8 @@ PARKED_HEADER = "multiqa-parked"
 # Dead letters delivered before the parker asks the aggregator to cover their offsets (and a
 # marker is sent whenever the parker has nothing else in flight).
 COVER_EVERY = 2000
-# Backoff while the broker refuses a dead letter.
-_RETRY_SECONDS = (0.5, 1.0, 2.0, 5.0)
+# Backoff while the broker refuses a dead letter (the one policy, agents.retry).
+_BACKOFF = Backoff(initial=0.5, factor=2.0, cap=5.0)
 
 
 def bad_event_error(message: Message, value: Any) -> BaseException | None:
@@ -158,7 +159,7 @@ class Parker:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                delay = _RETRY_SECONDS[min(attempt, len(_RETRY_SECONDS) - 1)]
+                delay = _BACKOFF.delay(attempt + 1)
                 attempt += 1
                 log.warning("a dead letter was not delivered (%r); retrying in %.1f s", exc, delay)
                 await asyncio.sleep(delay)
