@@ -36,6 +36,7 @@ from schemas._errors import (
     UnknownSchemaError,
     WrongRecordTypeError,
 )
+from schemas._fastread import Reader, compile_reader
 from schemas._registry import SchemaRegistry
 from schemas._schemas import RECORD_TYPES, SCHEMA_DIR, Schema, load_dir, schema_from_json
 from schemas._validate import Limits, validate
@@ -63,15 +64,29 @@ def _plan(cls: type[Any], schema: Schema, *, exact: bool) -> Plan:
     return plan
 
 
+# Fast readers (schemas._fastread) likewise, once per (record type, current schema).
+_readers: dict[tuple[type[Any], bytes], Reader] = {}
+
+
+def _reader(cls: type[Any], schema: Schema) -> Reader:
+    key = (cls, schema.fingerprint)
+    reader = _readers.get(key)
+    if reader is None:
+        reader = _readers[key] = compile_reader(cls, schema.raw)
+    return reader
+
+
 class _Side:
     """What a codec reads and writes one record type with."""
 
-    __slots__ = ("header", "plan", "schema")
+    __slots__ = ("fast", "header", "plan", "schema")
 
-    def __init__(self, schema: Schema, plan: Plan) -> None:
+    def __init__(self, schema: Schema, plan: Plan, fast: Reader | None) -> None:
         self.schema = schema
         self.plan = plan
         self.header = SINGLE_OBJECT_MAGIC + schema.fingerprint
+        # Bodies written with this very schema are read by the fast reader first.
+        self.fast = fast
 
 
 class Codec:
@@ -116,7 +131,9 @@ class Codec:
             if not candidates:
                 raise ValueError(f"no schema file for {name} in {schema_dir}")
             current = candidates[-1]
-            self._sides[name] = _Side(current, _plan(cls, current, exact=exact))
+            plan = _plan(cls, current, exact=exact)  # first: it is the drift check
+            fast = _reader(cls, current) if exact else None
+            self._sides[name] = _Side(current, plan, fast)
         if pins:
             raise ValueError(f"unknown records in versions: {sorted(pins)}")
         self._by_type: dict[type[Any], _Side] = {
@@ -190,6 +207,10 @@ class Codec:
                 f"expected {expected.__name__}, got {writer.record}",
                 offset=2 if data[0] == SINGLE_OBJECT_MAGIC[0] else 1,  # the schema's identity
             )
+        if writer is side.schema and side.fast is not None:
+            fast = self._fast(side.fast, data, start, size)
+            if fast is not None:
+                return fast
         reader = None if writer is side.schema else side.schema.parsed
         buffer = io.BytesIO(data)
         buffer.seek(start)
@@ -213,6 +234,20 @@ class Codec:
         except InvalidRecordError as exc:
             offset = _field_offset(data, start, writer, exc.field)
             raise type(exc)(exc.reason, offset=offset, field=exc.field) from None
+        return record
+
+    def _fast(
+        self, read: Reader, data: bytes | bytearray | memoryview, start: int, size: int
+    ) -> Any:
+        """The valid record the fast reader reads, or None: then the full path decodes the
+        payload again, and either returns the same record or names what is wrong with it."""
+        try:
+            record, end = read(bytes(data) if type(data) is not bytes else data, start)
+            if end != size:
+                return None
+            validate(record, self.limits)
+        except Exception:
+            return None
         return record
 
     def _writer_schema(self, data: bytes | bytearray | memoryview) -> tuple[Schema, int]:
