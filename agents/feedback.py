@@ -10,8 +10,7 @@ reviewer, then shorter feedback excerpts, and only then drops whole lines, never
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from agents.reviewers import REVIEWER_NAMES
 from schemas.records import ReviewerResult
@@ -21,8 +20,9 @@ _SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
 _BUDGETS: tuple[tuple[int, int], ...] = ((5, 400), (3, 200), (1, 120), (0, 80), (0, 0))
 
 
-@dataclass(frozen=True)
-class _Finding:
+# Plain tuples (a frozen dataclass costs three times as much to build, and the text is formatted
+# for every decision the stream or a re-score makes).
+class _Finding(NamedTuple):
     code: str
     severity: str
     message: str
@@ -30,8 +30,7 @@ class _Finding:
     start: int
 
 
-@dataclass(frozen=True)
-class _Review:
+class _Review(NamedTuple):
     reviewer: str
     provider: str
     status: str
@@ -42,12 +41,12 @@ class _Review:
     findings: tuple[_Finding, ...]
 
 
+_ORDER = {name: i for i, name in enumerate(REVIEWER_NAMES)}
+
+
 def review_sort_key(name: str) -> tuple[int, str]:
     """Canonical reviewer order: REVIEWER_NAMES, then unknown names alphabetically."""
-    try:
-        return (REVIEWER_NAMES.index(name), name)
-    except ValueError:
-        return (len(REVIEWER_NAMES), name)
+    return (_ORDER.get(name, len(REVIEWER_NAMES)), name)
 
 
 def format_qa_feedback_from_reviews(
@@ -128,14 +127,14 @@ def _one_line(text: str, limit: int) -> str:
 def _coerce(review: ReviewerResult | Mapping[str, Any]) -> _Review:
     if isinstance(review, ReviewerResult):
         return _Review(
-            reviewer=review.reviewer,
-            provider=str(review.provider),
-            status=str(review.status),
-            approved=review.approved,
-            score=float(review.score),
-            feedback=review.feedback,
-            veto=review.veto,
-            findings=tuple(
+            review.reviewer,
+            str(review.provider),
+            str(review.status),
+            review.approved,
+            float(review.score),
+            review.feedback,
+            review.veto,
+            tuple(
                 _Finding(
                     f.code,
                     str(f.severity),
@@ -144,7 +143,9 @@ def _coerce(review: ReviewerResult | Mapping[str, Any]) -> _Review:
                     f.span.start if f.span else -1,
                 )
                 for f in review.findings
-            ),
+            )
+            if review.findings
+            else (),
         )
     findings: list[_Finding] = []
     for raw in review.get("findings") or ():

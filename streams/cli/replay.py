@@ -17,7 +17,6 @@ never to the live decisions topic: downstream publishes what it reads there.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
 import sys
 from collections import defaultdict
@@ -142,9 +141,9 @@ def _rescore_one(
         decided_at=original.decided_at,
         timed_out=original.timed_out,
         early=original.early_decided,
+        # The same review's trace: a re-score is about the same evidence, not a new review.
+        trace_id=original.trace_id,
     )
-    # The same review's trace: a re-score is about the same evidence, not a new review.
-    rescored = dataclasses.replace(rescored, trace_id=original.trace_id)
     return Rescored(original, rescored)
 
 
