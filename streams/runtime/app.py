@@ -31,6 +31,7 @@ from agents.base import ReviewerSpec
 from agents.registry import all_reviewers
 from streams.runtime import _layout as layout
 from streams.runtime import topics as topics_module
+from streams.runtime._fetch import QuickFetchConsumer
 from streams.runtime._runtime import Runtime as Runtime  # where it is defined
 from streams.runtime._runtime import SettingsSource as SettingsSource
 from streams.runtime._runtime import default_settings as default_settings
@@ -94,6 +95,19 @@ class WorkerApp(faust.App):
     def _new_conductor(self) -> Any:
         return ScreeningConductor(app=self, beacon=None)
 
+    # How long the broker holds a fetch with nothing new (streams.runtime._fetch); None: Faust's.
+    fetch_wait_seconds: float | None = None
+
+    def _new_consumer(self) -> Any:
+        return QuickFetchConsumer(
+            self.transport,
+            callback=self.topics.on_message,
+            on_partitions_revoked=self._on_partitions_revoked,
+            on_partitions_assigned=self._on_partitions_assigned,
+            beacon=self.beacon,
+            loop=self.loop,
+        )
+
     async def _consumer_wait_empty(self, consumer: Any, logger: Any) -> None:
         for hook in getattr(self, "quiesce_hooks", ()):
             await hook()
@@ -145,6 +159,7 @@ def make_faust_app(config: StreamConfig, group: str, *, web: bool = False) -> Wo
         web_bind=config.web_host,
     )
     app.quiesce_hooks = []
+    app.fetch_wait_seconds = config.broker_fetch_wait
     return app
 
 

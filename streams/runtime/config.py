@@ -101,6 +101,10 @@ class StreamConfig:
     broker_rebalance_timeout: float = 30.0
     broker_request_timeout: float = 40.0
     broker_commit_interval: float = 1.0
+    broker_fetch_wait: float = 0.02
+    """Longest the broker holds a fetch with no new data (seconds). It bounds how long a record
+    waits behind a fetch already in flight (streams.runtime._fetch); an idle worker sends about
+    one empty fetch per wait."""
 
     # --- process -----------------------------------------------------------------------------
     datadir: str = ".cache/faust"
@@ -160,6 +164,7 @@ class StreamConfig:
             "broker_rebalance_timeout",
             "broker_request_timeout",
             "broker_commit_interval",
+            "broker_fetch_wait",
         ):
             _check(getattr(self, name) > 0, name, getattr(self, name))
         _check(bool(self.bootstrap_servers.strip()), "bootstrap_servers", self.bootstrap_servers)

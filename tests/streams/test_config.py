@@ -48,6 +48,7 @@ def test_keyword_overrides_win_over_environment():
         ({"MULTIQA_REVIEWS_TOPIC": "qa.drafts"}, "must differ"),
         ({"MULTIQA_DECISIONS_TOPIC": " "}, "must not be empty"),
         ({"MULTIQA_WEB_PORT": "70000"}, "MULTIQA_WEB_PORT"),
+        ({"MULTIQA_BROKER_FETCH_WAIT": "0"}, "MULTIQA_BROKER_FETCH_WAIT"),
     ],
 )
 def test_bad_values_name_the_variable(env, message):
