@@ -288,3 +288,61 @@ async def test_batches_skip_keys_already_recorded_or_repeated_in_the_batch(
     assert await persist_decisions(sink_pool, decisions) == 2
     assert await persist_decisions(sink_pool, decisions) == 0
     assert await count(sink_pool, "SELECT count(*) FROM pipeline_versions") == 2
+
+
+async def test_a_batch_leaves_the_rows_one_decision_at_a_time_leaves(sink_pool, make_decision):
+    """One statement per batch (streams.runtime.sinks._persist) must give what writing the
+    decisions one by one gives: first decision of a version stands, a task shows its newest
+    version whatever the order in the batch, one audit event per timed-out decision."""
+    from streams.runtime.sinks import persist_decisions
+
+    recorded = make_decision("d-0", 1, feedback_text="recorded before")
+    await persist_decision(sink_pool, recorded)
+    v2 = make_decision("d-1", 2, feedback_text="v2", timed_out=True, missing_reviewers=("urls",))
+    v1 = make_decision("d-1", 1, feedback_text="v1")
+    rival = make_decision("d-1", 1, decision_id=str(uuid.uuid4()), feedback_text="rival v1")
+    other_task = make_decision("d-7", 1, task_id="task-7", feedback_text="t7", vetoes=("x",))
+    batch = [dataclasses.replace(recorded, feedback_text="changed"), v2, v1, rival, v2, other_task]
+
+    assert await persist_decisions(sink_pool, batch) == 3  # v2, v1, other_task
+
+    rows = await sink_pool.fetch(
+        "SELECT draft_id, version, feedback_text, vetoes FROM qa_decisions ORDER BY 1, 2"
+    )
+    assert [tuple(r) for r in rows] == [
+        ("d-0", 1, "recorded before", []),
+        ("d-1", 1, "v1", []),
+        ("d-1", 2, "v2", []),
+        ("d-7", 1, "t7", ["x"]),
+    ]
+    versions = await sink_pool.fetch(
+        "SELECT draft_id, version, qa_feedback FROM pipeline_versions ORDER BY 1, 2"
+    )
+    assert [tuple(r) for r in versions] == [
+        ("d-0", 1, "recorded before"),
+        ("d-1", 1, "v1"),
+        ("d-1", 2, "v2"),
+        ("d-7", 1, "t7"),
+    ]
+    # task-1 saw d-0 v1 (before), then d-1 v2, then d-1 v1 (older: kept v2).
+    tasks = await sink_pool.fetch(
+        "SELECT task_id, latest_draft_id, latest_version, qa_feedback FROM pipeline_tasks "
+        "ORDER BY 1"
+    )
+    assert [tuple(t) for t in tasks] == [("task-1", "d-1", 2, "v2"), ("task-7", "d-7", 1, "t7")]
+    events = await sink_pool.fetch("SELECT payload FROM audit_log")
+    assert [(e["payload"]["draft_id"], e["payload"]["version"]) for e in events] == [("d-1", 2)]
+    assert events[0]["payload"]["missing_reviewers"] == ["urls"]
+    assert await persist_decisions(sink_pool, batch) == 0  # a re-delivered batch changes nothing
+    assert await count(sink_pool, "SELECT count(*) FROM audit_log") == 1
+
+
+async def test_a_batch_without_tasks_or_timeouts_records_each_decision_once(
+    sink_pool, make_decision
+):
+    from streams.runtime.sinks import persist_decisions
+
+    decisions = [make_decision(f"d-{n}", 1, task_id=None) for n in range(3)]
+    assert await persist_decisions(sink_pool, [*decisions, decisions[0]]) == 3
+    assert await count(sink_pool, "SELECT count(*) FROM pipeline_versions") == 3
+    assert await count(sink_pool, "SELECT count(*) FROM pipeline_tasks") == 0
