@@ -178,6 +178,10 @@ class Entry:
         self.decision = _b64(encode(decision))
         _DECODED.remember(self.decision, decision)
 
+    def decision_bytes(self) -> bytes | None:
+        """The stored decision's wire bytes (what the codec encoded when it was decided)."""
+        return None if self.decision is None else _unb64(self.decision)
+
     def decision_record(self) -> QADecision | None:
         if self.decision is None:
             return None

@@ -93,7 +93,7 @@ from streams.runtime.deadletter import DeadLetters
 from streams.runtime.observe._logs import draft_context
 from streams.runtime.observe._metrics import record_decision
 from streams.runtime.serde import EventSchema, Undecodable
-from streams.runtime.topics import Topics, misrouted, send_record
+from streams.runtime.topics import Topics, misrouted, send_encoded
 
 log = logging.getLogger(__name__)
 
@@ -626,7 +626,11 @@ class Aggregator:
                 },
             ):
                 headers = tracing.inject()
-            fut = await send_record(self.topics.decisions, decision.draft_id, decision, headers)
+            # The bytes encoded (and validated) when it was decided: the same decision, byte for
+            # byte, whenever it is published, without encoding it again.
+            encoded = entry.decision_bytes()
+            assert encoded is not None
+            fut = await send_encoded(self.topics.decisions, decision.draft_id, encoded, headers)
             sent.append((key, partition, fut))
         for _, _, fut in sent:
             await fut

@@ -58,7 +58,14 @@ async def send_record(
     profile). The codec validates as it encodes: a CodecError means nothing was sent. Returns
     the delivery future."""
     schema = cast(EventSchema, topic.schema)
-    value = schema.codec.encode(record)
+    return await send_encoded(topic, key, schema.codec.encode(record), headers)
+
+
+async def send_encoded(
+    topic: faust.TopicT, key: str | bytes | None, value: bytes, headers: list[tuple[str, bytes]]
+) -> Any:
+    """`send_record` for a record already encoded by the codec (e.g. a decision the aggregator
+    stored as its wire bytes): published as it is. Returns the delivery future."""
     producer = await topic.app.maybe_start_producer()
     return await producer.send(
         topic.get_topic_name(),
