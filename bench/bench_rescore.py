@@ -9,7 +9,11 @@ each in its own process with start-up counted (wall time from spawn to exit):
 - baseline: a bare aiokafka loop (no group, getmany) reading both topics to their end and decoding
   every event with `schemas.decode`, nothing else: what any consumer of these topics pays;
 - rescore: `multiqa rescore --defaults` on the same topics, its report on stdout (checked: every
-  decision re-scored, none changed, since the history was decided under the defaults).
+  decision re-scored, none changed, since the history was decided under the defaults), once with
+  `--jobs 1` (one process) and once with the default (one process per usable core, by partition).
+
+Then the steps in-process, CPU time per reviewer result (min of 5, no Kafka, no start-up): decoding
+the results, decoding the decisions, re-scoring (`build_decision` and its bookkeeping).
 
 Prints reviewer results per second for both (results on qa.reviews / wall seconds), the ratio, and
 the machine's load (the figures are noisy on a shared machine; the ratio is the steadier number).
@@ -149,6 +153,40 @@ def _check(stdout: str, decisions: int) -> None:
         raise SystemExit(f"rescore did not reproduce the history:\n{stdout[:2000]}")
 
 
+def _steps(drafts: int) -> None:
+    """Where a re-score's CPU goes, per reviewer result, in-process."""
+    import gc
+
+    from agents.settings import Settings
+    from streams.cli.replay import rescore
+
+    history = asyncio.run(make_history(min(drafts, 4000)))
+    reviews = [encode(r) for r in history.reviews]
+    decisions = [encode(d) for d in history.decisions]
+    settings = Settings()
+    steps = {
+        "decode the results": lambda: [decode(b, ReviewerResult) for b in reviews],
+        "decode the decisions": lambda: [decode(b, QADecision) for b in decisions],
+        "re-score (build_decision)": lambda: rescore(history.decisions, history.reviews, settings),
+    }
+    print(f"\nin-process steps, CPU us per reviewer result (min of 5, {len(reviews)} results):")
+    total = 0.0
+    gc.disable()
+    try:
+        for label, step in steps.items():
+            best = float("inf")
+            for _ in range(5):
+                started = time.process_time()
+                step()
+                best = min(best, time.process_time() - started)
+            per = best / len(reviews) * 1e6
+            total += per
+            print(f"  {label:<28} {per:6.1f} us")
+    finally:
+        gc.enable()
+    print(f"  {'sum':<28} {total:6.1f} us = {1e6 / total:,.0f} results per CPU-second")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", type=int, default=100_000, help="reviewer results (about)")
@@ -191,10 +229,12 @@ def main() -> None:
             *("--partitions", str(args.partitions), "--child", *topics),
         ]
         rescore_cmd = [*_multiqa(), "rescore", "--defaults", "--show", "0"]
-        times: dict[str, list[float]] = {"baseline": [], "rescore": []}
-        cpus: dict[str, list[float]] = {"baseline": [], "rescore": []}
+        commands = {"rescore-1": [*rescore_cmd, "--jobs", "1"], "rescore": rescore_cmd}
+        names = ["baseline", "rescore-1", "rescore"]
+        times: dict[str, list[float]] = {name: [] for name in names}
+        cpus: dict[str, list[float]] = {name: [] for name in names}
         for n in range(args.rounds):
-            order = ["baseline", "rescore"] if n % 2 == 0 else ["rescore", "baseline"]
+            order = names if n % 2 == 0 else names[::-1]
             for name in order:
                 if name == "baseline":
                     elapsed, cpu, out = _timed(baseline_cmd, env)
@@ -202,27 +242,35 @@ def main() -> None:
                     if counts != {reviews_topic: results, decisions_topic: drafts}:
                         raise SystemExit(f"baseline read {counts}")
                 else:
-                    elapsed, cpu, out = _timed(rescore_cmd, env)
+                    elapsed, cpu, out = _timed(commands[name], env)
                     _check(out, drafts)
                 times[name].append(elapsed)
                 cpus[name].append(cpu)
                 print(
-                    f"round {n + 1} {name:8} {elapsed:6.2f} s wall {results / elapsed:9,.0f} "
+                    f"round {n + 1} {name:9} {elapsed:6.2f} s wall {results / elapsed:9,.0f} "
                     f"results/s; {cpu:5.2f} s CPU {results / cpu:9,.0f} results per CPU-s"
                 )
         print(f"\nmedian of {args.rounds} rounds, {results} results, start-up counted:")
         wall = {name: statistics.median(values) for name, values in times.items()}
         cpu_s = {name: statistics.median(values) for name, values in cpus.items()}
-        for name, label in (("baseline", "bare aiokafka read + decode"), ("rescore", "rescore")):
+        jobs = len(os.sched_getaffinity(0))
+        labels = {
+            "baseline": "bare aiokafka read + decode",
+            "rescore-1": "rescore --jobs 1",
+            "rescore": f"rescore (--jobs {min(jobs, 8)})",
+        }
+        for name, label in labels.items():
             print(
                 f"  {label:<28} {results / wall[name]:9,.0f} results/s wall, "
                 f"{results / cpu_s[name]:9,.0f} per CPU-second"
             )
-        print(
-            f"  ratio rescore / baseline: x{wall['baseline'] / wall['rescore']:.2f} wall, "
-            f"x{cpu_s['baseline'] / cpu_s['rescore']:.2f} CPU"
-        )
+        for name in ("rescore-1", "rescore"):
+            print(
+                f"  ratio {labels[name]} / baseline: x{wall['baseline'] / wall[name]:.2f} wall, "
+                f"x{cpu_s['baseline'] / cpu_s[name]:.2f} CPU"
+            )
         print(f"  load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        _steps(drafts)
     finally:
         asyncio.run(_delete(args.bootstrap, topics))
 

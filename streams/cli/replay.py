@@ -39,6 +39,7 @@ from streams.cli._command import (
     parse_overrides,
 )
 from streams.cli.progress import Progress
+from streams.cli.replay_jobs import default_jobs, rescore_in_processes
 from streams.cli.replay_read import read_topics
 from streams.history._report import Item, Report
 from streams.runtime.config import StreamConfig
@@ -234,13 +235,20 @@ class _ReadProgress:
 
 
 async def publish(bootstrap: str, topic: str, decisions: Sequence[QADecision]) -> None:
+    await publish_encoded(bootstrap, topic, [(d.draft_id.encode(), encode(d)) for d in decisions])
+
+
+async def publish_encoded(
+    bootstrap: str, topic: str, events: Sequence[tuple[bytes, bytes]]
+) -> None:
+    """(key, encoded decision) pairs to `topic`, in order."""
     from streams.client import BrokerUnavailableError
 
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
     try:
         await producer.start()
-        for decision in decisions:
-            await producer.send(topic, encode(decision), key=decision.draft_id.encode())
+        for key, value in events:
+            await producer.send(topic, value, key=key)
         await producer.flush()
     except KafkaConnectionError as exc:
         raise BrokerUnavailableError.at(bootstrap, exc) from exc
@@ -275,26 +283,58 @@ async def rescore_command(args: argparse.Namespace) -> int:
         )
     overrides = parse_overrides(args.set or ())  # each already checked by streams.cli.replay_cli
     settings = _with_overrides(await _base_settings(config, not args.defaults), overrides)
-    report = await rescore_topics(
-        config,
-        settings,
-        progress=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
-    )
-    shared = as_report(report, settings)
+    say = _no_progress if args.quiet else _progress
+    jobs = args.jobs or default_jobs()
+    shared: Report | None = None
+    if jobs > 1:
+        outcome = await rescore_in_processes(
+            config.bootstrap_servers,
+            config.decisions_topic,
+            config.reviews_topic,
+            settings,
+            jobs,
+            publish=bool(args.publish),
+            progress=not args.quiet,
+        )
+        if outcome is None:
+            say("the partitions do not hold every decision's evidence apart: re-scoring in one "
+                "process")  # fmt: skip
+        else:
+            say(f"read {outcome.decisions} decisions from {config.decisions_topic}")
+            say(f"read {outcome.reviews} reviewer results from {config.reviews_topic}")
+            for line in outcome.undecodable:
+                say(f"skipped undecodable event {line}")
+            shared = _shared_report(outcome.items, settings, len(outcome.undecodable))
+            published = outcome.published
+    if shared is None:
+        report = await rescore_topics(config, settings, progress=None if args.quiet else say)
+        shared = as_report(report, settings)
+        published = [
+            (i.rescored.draft_id.encode(), encode(i.rescored))
+            for i in report.rescored
+            if args.publish and i.rescored is not None
+        ]
     if args.json:
         shared.emit_json()
     else:
         print(shared.text(args.show))
     if args.publish:
-        rescored = [i.rescored for i in report.rescored if i.rescored is not None]
-        await publish(config.bootstrap_servers, args.publish, rescored)
-        print(f"published {len(rescored)} re-scored decisions to {args.publish}")
+        await publish_encoded(config.bootstrap_servers, args.publish, published)
+        print(f"published {len(published)} re-scored decisions to {args.publish}")
     return 0
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _no_progress(message: str) -> None:
+    pass
 
 
 def as_report(report: RescoreReport, settings: Settings) -> Report:
     """The re-scoring in the report shape `multiqa rereview` prints too."""
-    items = [
+    return _shared_report([
         Item(
             i.original.draft_id,
             i.original.version,
@@ -305,8 +345,11 @@ def as_report(report: RescoreReport, settings: Settings) -> Report:
             problem=i.problem,
         )
         for i in report.items
-    ]
-    extra = {"settings_version": settings.version(), "undecodable_events": report.undecodable}
+    ], settings, report.undecodable)  # fmt: skip
+
+
+def _shared_report(items: list[Item], settings: Settings, undecodable: int) -> Report:
+    extra = {"settings_version": settings.version(), "undecodable_events": undecodable}
     return Report("re-scored", items, extra=extra)
 
 

@@ -20,6 +20,16 @@ def _rescore(args: argparse.Namespace) -> Awaitable[int]:
     return rescore_command(args)
 
 
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= jobs <= 64:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 64, got {jobs}")
+    return jobs
+
+
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "rescore",
@@ -41,4 +51,12 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--show", type=int, default=20, help="changed drafts listed (20)")
     parser.add_argument("--json", action="store_true", help="JSON lines: items, then a summary")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=0,
+        metavar="N",
+        help="processes reading and re-scoring a share of the partitions each "
+        "(default: one per CPU core this process may use, at most 8)",
+    )
     parser.set_defaults(func=run_command("multiqa rescore", _rescore))

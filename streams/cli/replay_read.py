@@ -11,6 +11,7 @@ cluster's topics, which cannot auto-create a missing topic as asking for a topic
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
@@ -35,6 +36,34 @@ async def read_topics(
 
     `on_progress(read, total)` is called once the total to read is known (the end offsets
     when reading began), then after each fetch with the events read so far."""
+    read = await read_partitions(
+        bootstrap, wanted, on_undecodable=on_undecodable, on_progress=on_progress
+    )
+    return {
+        topic: [event for (t, _), events in sorted(read.events.items()) if t == topic
+                for event in events]
+        for topic in wanted
+    }  # fmt: skip
+
+
+@dataclass
+class Partitions:
+    """What `read_partitions` read: the events of each (topic, partition) it was asked for, and
+    how many partitions each topic has (0: it does not exist)."""
+
+    events: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+async def read_partitions(
+    bootstrap: str,
+    wanted: Mapping[str, type[Any]],
+    *,
+    only: Callable[[int], bool] | None = None,
+    on_undecodable: Callable[[str], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Partitions:
+    """`read_topics`, per partition, of the partitions `only` accepts (every one without it)."""
     from streams.client import BrokerUnavailableError
 
     consumer = AIOKafkaConsumer(
@@ -54,10 +83,12 @@ async def read_topics(
         await consumer.stop()
         raise BrokerUnavailableError.at(bootstrap, exc) from exc
     try:
+        found = {topic: sorted(cluster.partitions_for_topic(topic) or ()) for topic in wanted}
         tps = [
             TopicPartition(topic, p)
             for topic in wanted
-            for p in sorted(cluster.partitions_for_topic(topic) or ())
+            for p in found[topic]
+            if only is None or only(p)
         ]
         out: dict[tuple[str, int], list[Any]] = {(tp.topic, tp.partition): [] for tp in tps}
         if tps:
@@ -67,12 +98,7 @@ async def read_topics(
             starts = await consumer.beginning_offsets(tps)
             ends = await consumer.end_offsets(tps)
             await _drain(consumer, tps, starts, ends, wanted, out, on_undecodable, on_progress)
-        return {
-            topic: [
-                event for tp in tps if tp.topic == topic for event in out[(tp.topic, tp.partition)]
-            ]
-            for topic in wanted
-        }
+        return Partitions(out, {topic: len(partitions) for topic, partitions in found.items()})
     finally:
         await consumer.stop()
 

@@ -24,7 +24,8 @@ from schemas import (
     encode,
 )
 from streams.cli import main
-from streams.cli.replay import read_topic, rescore, rescore_topics
+from streams.cli.replay import as_report, read_topic, rescore, rescore_topics
+from streams.cli.replay_jobs import rescore_in_processes
 from streams.runtime.config import StreamConfig
 from tests.helpers.drafts import CLEAN, CRITICAL
 
@@ -243,11 +244,66 @@ def test_rescore_bad_settings_are_one_line(argv, message, monkeypatch, capsys) -
     assert len(err.strip().splitlines()) == 1
 
 
-def test_rescore_unreachable_broker_is_one_line(monkeypatch, capsys) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_rescore_unreachable_broker_is_one_line(jobs, monkeypatch, capsys) -> None:
     monkeypatch.setenv("MULTIQA_BOOTSTRAP_SERVERS", "127.0.0.1:1")
-    code = main(["rescore", "--defaults"])
+    code = main(["rescore", "--defaults", "--jobs", jobs])
     err = capsys.readouterr().err
     assert code == 1 and "cannot reach Kafka at 127.0.0.1:1" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("jobs", "message"), [("0", "between 1 and 64"), ("two", "whole number")])
+def test_rescore_bad_jobs_is_refused(jobs, message, capsys) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["rescore", "--defaults", "--jobs", jobs])
+    assert exited.value.code == 2 and message in capsys.readouterr().err
+
+
+async def test_rescore_in_processes_reports_as_one_process(
+    history_on_topics, monkeypatch, capsys
+) -> None:
+    """--jobs 3 (one partition each) prints what --jobs 1 prints, the junk events included."""
+    config, _ = history_on_topics
+    _env(config, monkeypatch)
+    outputs = {}
+    for jobs in ("1", "3"):
+        argv = ["rescore", "--defaults", "--json", "--set", "qa_final_score_threshold=60"]
+        code = await asyncio.to_thread(main, [*argv, "--jobs", jobs])
+        captured = capsys.readouterr()
+        assert code == 0
+        outputs[jobs] = captured.out
+        assert "skipped undecodable event" in captured.err
+        assert "re-scoring in one process" not in captured.err
+    assert outputs["1"] == outputs["3"]
+    assert '"flipped": 1' in outputs["3"]
+
+
+async def test_partitions_that_do_not_line_up_are_rescored_in_one_process(
+    kafka_bootstrap, unique_topics, create_topics, monkeypatch, capsys
+) -> None:
+    """Decisions in 2 partitions, results in 3: partition p of one is not partition p of the
+    other, so the split run is not trusted and one process re-scores everything."""
+    config = StreamConfig(
+        bootstrap_servers=kafka_bootstrap,
+        decisions_topic=unique_topics("qa.decisions"),
+        reviews_topic=unique_topics("qa.reviews"),
+    )
+    await create_topics(config.decisions_topic, partitions=2)
+    await create_topics(config.reviews_topic, partitions=3)
+    decisions, reviews = await _history(Settings())
+    await _produce(kafka_bootstrap, config.reviews_topic, reviews)
+    await _produce(kafka_bootstrap, config.decisions_topic, decisions)
+    split = await rescore_in_processes(
+        kafka_bootstrap, config.decisions_topic, config.reviews_topic, Settings(), 2,
+        progress=False,
+    )  # fmt: skip
+    assert split is None
+    _env(config, monkeypatch)
+    code = await asyncio.to_thread(main, ["rescore", "--defaults", "--jobs", "2"])
+    captured = capsys.readouterr()
+    assert code == 0 and "re-scoring in one process" in captured.err
+    assert "5 draft versions; re-scored 5, not 0" in captured.out
 
 
 # --- a large, varied history, field for field ----------------------------------------------------
@@ -284,6 +340,14 @@ async def test_large_history_rescored_field_for_field_as_in_process(
     for item in same.items:
         assert _fields(item.rescored) == _fields(item.original)
 
+    # In processes by partition: the same report, row for row.
+    split = await rescore_in_processes(
+        config.bootstrap_servers, config.decisions_topic, config.reviews_topic, live, 3,
+        progress=False,
+    )  # fmt: skip
+    assert split is not None and split.reviews == len(history.reviews)
+    assert split.items == as_report(same, live).items
+
     changed = await rescore_topics(config, other)
     assert len(changed.rescored) == len(history.decisions)
     compared = 0
@@ -295,3 +359,27 @@ async def test_large_history_rescored_field_for_field_as_in_process(
         compared += 1
     assert compared > 300
     assert 0 < len(changed.flipped) < compared  # the new settings do change some decisions
+
+
+async def test_evidence_missing_from_a_partition_is_looked_for_in_one_process(
+    kafka_bootstrap, unique_topics, create_topics
+) -> None:
+    """A decision whose results its partition does not hold (retention, or another partitioner)
+    is not reported incomplete by the split run: one process looks at every partition."""
+    config = StreamConfig(
+        bootstrap_servers=kafka_bootstrap,
+        decisions_topic=unique_topics("qa.decisions"),
+        reviews_topic=unique_topics("qa.reviews"),
+    )
+    await create_topics(config.decisions_topic, config.reviews_topic, partitions=2)
+    decisions, reviews = await _history(Settings())
+    kept = [r for r in reviews if not (r.draft_id == "d-good" and r.reviewer == "critic")]
+    await _produce(kafka_bootstrap, config.reviews_topic, kept)
+    await _produce(kafka_bootstrap, config.decisions_topic, decisions)
+    split = await rescore_in_processes(
+        kafka_bootstrap, config.decisions_topic, config.reviews_topic, Settings(), 2,
+        progress=False,
+    )  # fmt: skip
+    assert split is None
+    (incomplete,) = (await rescore_topics(config, Settings())).incomplete
+    assert incomplete.original.draft_id == "d-good"

@@ -1,0 +1,289 @@
+"""`multiqa rescore` in several processes, one share of the partitions each.
+
+Both topics are keyed by draft id, so a draft's decisions and its results lie in the partition of
+the same number when the topics have the same number of partitions: process k of n reads the
+partitions p with p % n == k of both, decodes them and re-scores their decisions, and sends back
+one compact row per decision (and, with --publish, the encoded re-scored decisions). Reading,
+decoding and re-scoring are CPU work in Python: one process uses one core at most.
+
+The processes are forked from the command once everything is imported (no second start-up), and
+report progress through shared counters the parent draws its bars from. The partitioned run is
+only trusted when it provably saw what one process would have: when the topics' partition counts
+differ, or when any decision's evidence was not found in its partition (a custom partitioner, or
+retention), the caller re-scores in one process instead, which looks at every partition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import multiprocessing
+import os
+import pickle
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from agents.settings import Settings
+from schemas import QADecision, ReviewerResult, encode
+from streams.cli._command import CommandError
+from streams.cli.progress import Progress
+from streams.cli.replay_read import read_partitions
+from streams.history._report import Item
+
+# Counters each process keeps in shared memory: events to read, events read, decisions to
+# re-score, decisions re-scored (-1: not known yet).
+_COUNTERS = 4
+_EVERY = 512  # decisions between two counter updates
+
+
+@dataclass
+class Share:
+    """What one process found in its partitions."""
+
+    counts: dict[str, int] = field(default_factory=dict)  # partitions per topic
+    decisions: int = 0
+    reviews: int = 0
+    undecodable: list[str] = field(default_factory=list)
+    # (partition, decision_id, draft_id, version, approved, score, approved after, score after,
+    # problem), in partition and offset order
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    published: list[tuple[bytes, bytes]] = field(default_factory=list)  # (key, encoded)
+
+
+@dataclass
+class Outcome:
+    """The whole re-scoring, merged from every share."""
+
+    items: list[Item]
+    decisions: int
+    reviews: int
+    undecodable: list[str]
+    published: list[tuple[bytes, bytes]]
+
+
+def default_jobs() -> int:
+    return max(1, min(len(os.sched_getaffinity(0)), 8))
+
+
+async def rescore_in_processes(
+    bootstrap: str,
+    decisions_topic: str,
+    reviews_topic: str,
+    settings: Settings,
+    jobs: int,
+    *,
+    publish: bool = False,
+    progress: bool = True,
+) -> Outcome | None:
+    """Re-score in `jobs` processes; None when one process must do it (see the module doc)."""
+    context = multiprocessing.get_context("fork")
+    shared = context.Array("q", [-1, 0, -1, 0] * jobs, lock=False)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    children = []
+    for k in range(jobs):
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(
+            target=_child,
+            args=(send, shared, k, jobs, bootstrap, decisions_topic, reviews_topic),
+            kwargs={"settings": settings, "publish": publish},
+            daemon=True,
+        )
+        process.start()
+        send.close()
+        children.append((process, receive))
+    shares = await _collect(children, shared, jobs, progress)
+    counts = {topic: n for share in shares for topic, n in share.counts.items()}
+    if counts.get(decisions_topic) != counts.get(reviews_topic) and all(counts.values()):
+        return None  # partition p of one topic is not partition p of the other
+    rows = sorted((row for share in shares for row in share.rows), key=lambda row: row[0])
+    if any(row[8] for row in rows):
+        return None  # evidence missing here may lie in another process's partitions
+    items: list[Item] = []
+    seen: set[str] = set()
+    for _, decision_id, *fields in rows:
+        if decision_id not in seen:  # the stream delivers decisions at least once
+            seen.add(decision_id)
+            items.append(Item(*fields))
+    return Outcome(
+        items,
+        sum(s.decisions for s in shares),
+        sum(s.reviews for s in shares),
+        [line for s in shares for line in s.undecodable],
+        [p for s in shares for p in s.published],
+    )
+
+
+async def _collect(
+    children: list[tuple[Any, Connection]], shared: Any, jobs: int, progress: bool
+) -> list[Share]:
+    """Each child's share, drawing the read and rescore bars meanwhile."""
+    bars = _Bars(shared, jobs, enabled=progress)
+    shares: list[Share | None] = [None] * len(children)
+    failure: BaseException | None = None
+    try:
+        while any(s is None for s in shares):
+            for k, (process, receive) in enumerate(children):
+                if shares[k] is not None or not receive.poll():
+                    continue
+                try:
+                    # Our own forked child over a private pipe: not untrusted data.
+                    status, value = pickle.loads(receive.recv_bytes())  # noqa: S301
+                except EOFError:
+                    process.join()
+                    code = process.exitcode
+                    why = f"a rescore process ended without an answer (exit code {code})"
+                    status, value = "error", CommandError(why)
+                if status == "error" and failure is None:
+                    failure = value
+                shares[k] = value if status == "ok" else Share()
+            bars.update()
+            if any(s is None for s in shares):
+                await asyncio.sleep(0.02)
+    finally:
+        bars.close()
+        for process, receive in children:
+            receive.close()
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()
+                process.join()
+    if failure is not None:
+        raise failure
+    return [s for s in shares if s is not None]
+
+
+class _Bars:
+    def __init__(self, shared: Any, jobs: int, *, enabled: bool) -> None:
+        self.shared, self.jobs, self.enabled = shared, jobs, enabled
+        self.read: Progress | None = None
+        self.rescore: Progress | None = None
+
+    def _sum(self, index: int) -> int | None:
+        values = [self.shared[k * _COUNTERS + index] for k in range(self.jobs)]
+        return None if min(values) < 0 else sum(values)
+
+    def update(self) -> None:
+        if not self.enabled:
+            return
+        total, read = self._sum(0), self._sum(1)
+        if self.read is None and total is not None:
+            self.read = Progress("read", total)
+        if self.read is not None and read is not None:
+            self.read.advance(read - self.read.done)
+        decisions, done = self._sum(2), self._sum(3)
+        if self.rescore is None and decisions is not None:
+            if self.read is not None:
+                self.read.close()
+            self.rescore = Progress("rescore", decisions)
+        if self.rescore is not None and done is not None:
+            self.rescore.advance(done - self.rescore.done)
+
+    def close(self) -> None:
+        for bar in (self.read, self.rescore):
+            if bar is not None:
+                bar.close()
+
+
+# --- in a child process -------------------------------------------------------------------------
+
+
+def _child(
+    send: Connection,
+    shared: Any,
+    k: int,
+    jobs: int,
+    bootstrap: str,
+    decisions_topic: str,
+    reviews_topic: str,
+    *,
+    settings: Settings,
+    publish: bool,
+) -> None:
+    gc.disable()  # as in one process: the records hold no cycles (streams.cli.replay)
+    try:
+        run = _share(shared, k, jobs, bootstrap, decisions_topic, reviews_topic, settings, publish)
+        answer: tuple[str, Any] = ("ok", asyncio.run(run))
+    except BaseException as exc:
+        answer = ("error", exc)
+    try:
+        data = pickle.dumps(answer)
+    except Exception as exc:
+        data = pickle.dumps(("error", CommandError(f"{type(exc).__name__}: {exc}")))
+    send.send_bytes(data)
+    send.close()
+    # Not sys.exit: the parent's atexit handlers and buffered output are not this process's.
+    os._exit(0)
+
+
+async def _share(
+    shared: Any,
+    k: int,
+    jobs: int,
+    bootstrap: str,
+    decisions_topic: str,
+    reviews_topic: str,
+    settings: Settings,
+    publish: bool,
+) -> Share:
+    from streams.cli.replay import _rescore_one
+
+    base = k * _COUNTERS
+
+    def on_progress(read: int, total: int) -> None:
+        shared[base], shared[base + 1] = total, read
+
+    share = Share()
+    read = await read_partitions(
+        bootstrap,
+        {decisions_topic: QADecision, reviews_topic: ReviewerResult},
+        only=lambda p: p % jobs == k,
+        on_undecodable=share.undecodable.append,
+        on_progress=on_progress,
+    )
+    share.counts = read.counts
+    shared[base] = max(shared[base], 0)
+    by_version: dict[tuple[str, int], list[ReviewerResult]] = defaultdict(list)
+    partitions: list[tuple[int, list[QADecision]]] = []
+    for (topic, partition), events in sorted(read.events.items()):
+        if topic == reviews_topic:
+            share.reviews += len(events)
+            for review in events:
+                by_version[(review.draft_id, review.version)].append(review)
+        else:
+            share.decisions += len(events)
+            partitions.append((partition, events))
+    shared[base + 2] = share.decisions
+    done = 0
+    seen: set[str] = set()
+    rows = share.rows
+    for partition, decisions in partitions:
+        for original in decisions:
+            done += 1
+            if done % _EVERY == 0:
+                shared[base + 3] = done
+            if original.decision_id in seen:
+                continue
+            seen.add(original.decision_id)
+            item = _rescore_one(original, by_version, settings)
+            after = item.rescored
+            rows.append(
+                (
+                    partition,
+                    original.decision_id,
+                    original.draft_id,
+                    original.version,
+                    original.approved,
+                    original.final_score,
+                    after.approved if after else None,
+                    after.final_score if after else None,
+                    item.problem,
+                )
+            )
+            if publish and after is not None:
+                share.published.append((after.draft_id.encode(), encode(after)))
+    shared[base + 3] = done
+    return share
