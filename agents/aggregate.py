@@ -398,13 +398,13 @@ def summarize(result: ReviewerResult) -> ReviewSummary:
     if len(feedback) > _REVIEW_FEEDBACK_CHARS:
         feedback = feedback[: _REVIEW_FEEDBACK_CHARS - 1] + "…"
     return ReviewSummary(
-        reviewer=result.reviewer,
-        provider=str(result.provider),
-        status=str(result.status),
-        approved=result.approved,
-        score=result.score,
-        feedback=feedback,
-        veto=result.veto,
+        result.reviewer,
+        str(result.provider),
+        str(result.status),
+        result.approved,
+        result.score,
+        feedback,
+        result.veto,
     )
 
 

@@ -105,6 +105,17 @@ def _finding(f: Finding, field: str) -> None:
 
 
 def _cost(c: Cost) -> None:
+    # The usual case in one expression (a comparison with NaN is false, so finite and >= 0);
+    # the loop below names the offending field otherwise.
+    if (
+        c.tokens_in >= 0
+        and c.tokens_out >= 0
+        and c.duration_ms >= 0
+        and c.parser_fallbacks >= 0
+        and 0.0 <= c.usd < math.inf
+        and 0.0 <= c.kwh < math.inf
+    ):
+        return
     for name in ("tokens_in", "tokens_out", "usd", "kwh", "duration_ms", "parser_fallbacks"):
         _amount(getattr(c, name), f"cost.{name}")
 

@@ -116,10 +116,12 @@ def _rescore_one(
 ) -> Rescored:
     counted = [r.reviewer for r in original.reviews]
     evidence: list[ReviewerResult] = []
+    found: set[str] = set()
     for review in by_version.get((original.draft_id, original.version), ()):
-        if review.reviewer in counted and review.reviewer not in {e.reviewer for e in evidence}:
+        if review.reviewer in counted and review.reviewer not in found:
             evidence.append(review)
-    missing = sorted(set(counted) - {e.reviewer for e in evidence})
+            found.add(review.reviewer)
+    missing = sorted(set(counted) - found)
     if missing:
         return Rescored(
             original,
@@ -133,6 +135,7 @@ def _rescore_one(
         title="",
         content="",
         task_id=original.task_id,
+        submitted_at=original.decided_at,  # unused by the aggregation; saves a clock read
     )
     rescored = build_decision(
         draft,
