@@ -245,8 +245,6 @@ async def publish_encoded(
     bootstrap: str, topic: str, events: Sequence[tuple[bytes, bytes]]
 ) -> None:
     """(key, encoded decision) pairs to `topic`, in order."""
-    from streams.client import BrokerUnavailableError
-
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
     try:
         await producer.start()
@@ -254,6 +252,8 @@ async def publish_encoded(
             await producer.send(topic, value, key=key)
         await producer.flush()
     except KafkaConnectionError as exc:
+        from streams.client import BrokerUnavailableError
+
         raise BrokerUnavailableError.at(bootstrap, exc) from exc
     finally:
         await producer.stop()

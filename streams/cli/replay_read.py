@@ -64,8 +64,6 @@ async def read_partitions(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> Partitions:
     """`read_topics`, per partition, of the partitions `only` accepts (every one without it)."""
-    from streams.client import BrokerUnavailableError
-
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap,
         group_id=None,
@@ -81,6 +79,10 @@ async def read_partitions(
         cluster = await consumer._client.fetch_all_metadata()
     except KafkaConnectionError as exc:
         await consumer.stop()
+        # Imported only now: streams.client loads the admin client and tracing, which a
+        # re-score that reaches its broker never needs.
+        from streams.client import BrokerUnavailableError
+
         raise BrokerUnavailableError.at(bootstrap, exc) from exc
     try:
         found = {topic: sorted(cluster.partitions_for_topic(topic) or ()) for topic in wanted}
