@@ -22,8 +22,10 @@ from agents.facts import FactOverride, FactsUnavailable, load_facts_checked
 
 # Importing the family modules registers their rules (order = report order for equal offsets).
 from agents.reviewers.validator import (  # noqa: F401
+    _anecdote,
     _citations,
     _company,
+    _company_kinds,
     _company_table,
     _experience,
     _facts,

@@ -213,7 +213,7 @@ _CLAIMS = phrases(
     ),
     (
         "clients customers brands companies",
-        r"(?:clients|customers|brands|companies) (?:such as|like|including)"
+        r"(?P<listed>clients|customers|brands|companies) (?:such as|like|including)"
         r" (?P<clients>[^.\n]{2,200})",
     ),
     ("trusted", r"trusted by (?P<clients>[^.\n]{2,200})"),
@@ -372,6 +372,8 @@ def _judge(match: re.Match[str], ctx: Context, article: str | None = None) -> st
         return (
             None if year == known else f"founded in {year} contradicts company_founded_year={known}"
         )
+    if "listed" in groups and not _company_voice(match, ctx):
+        return None  # "companies like Amazon invest in robots": not the company's clients
     if "clients" in groups:
         return _clients(_names(ctx.prose[match.start("clients") : match.end("clients")]), ctx)
     return "company claim the writer cannot know"

@@ -94,7 +94,7 @@ def _ending(ctx: Context) -> _Ending | None:
 
 
 def _judge_ending(ctx: Context) -> _Ending | None:
-    text = ctx.content.rstrip()
+    text = _without_back_matter(ctx.content.rstrip())
     if not text or ctx.truncated_from is not None:
         return None
     if any(not f.closed for f in ctx.fences):
@@ -122,11 +122,50 @@ def _judge_ending(ctx: Context) -> _Ending | None:
             where = "before the appended Sources list"
             return _Ending(start, start + len(last), f"{message} {where}", certain)
         return None
+    lines = _join_continuations(text, lines)
+    start, last = lines[-1]
     why = _judge(last, lines)
     if why is None:
         return None
     message, certain = why
     return _Ending(max(start, len(text) - 80), len(text), message, certain)
+
+
+def _join_continuations(text: str, lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """A list item wrapped onto indented lines is one item: its last line is judged with it."""
+    i = len(lines) - 1
+    while i > 0 and text[lines[i][0] - 1] in " \t" and not _ITEM.match(lines[i][1]):
+        i -= 1
+    if i == len(lines) - 1 or not _ITEM.match(lines[i][1]):
+        return lines
+    joined = " ".join(line for _, line in lines[i:])
+    return [*lines[:i], (lines[i][0], joined[-_LINE_TAIL:])]
+
+
+# Lines that follow an article's last sentence without being prose: a signature ("– Olly,
+# FreeAgent CTO"), an italic byline ("*Team: Ioan, Josh*"), reference-style link definitions,
+# spacer entities and empty HTML. The ending is judged above them.
+_BACK_MATTER = re.compile(
+    r"(?:&nbsp;|&#160;|<br\s*/?>|<hr\s*/?>|<p>\s*</p>|\s)+"
+    r"|\[[^\]\n]{1,200}\]:[ \t]*\S{1,2000}(?:[ \t]+[\"'(][^\n]{0,300})?"
+    r"|(?:[\u2013\u2014]|--)[ \t]*[A-Z][\w.'\u2019 -]{0,60}(?:,[ \t]*[^\n]{1,80})?"
+    r"|[*_]{1,2}(?i:team|posted by|written by|by|authors?|photos?|images?|cover|thanks to"
+    r"|with thanks|credits?|edited by|originally published)\b[^\n]{0,200}[*_]{1,2}"
+)
+_MAX_BACK_MATTER_LINES = 20
+
+
+def _without_back_matter(text: str) -> str:
+    """`text` without its trailing back-matter lines (at most a few; never all of it)."""
+    for _ in range(_MAX_BACK_MATTER_LINES):
+        cut = text.rfind("\n")
+        if cut <= 0:
+            return text
+        line = text[cut + 1 :].strip()
+        if len(line) > 2500 or not _BACK_MATTER.fullmatch(line):
+            return text
+        text = text[:cut].rstrip()
+    return text
 
 
 def _last_envelope(ctx: Context, text: str, tail_start: int) -> int | None:
@@ -151,6 +190,8 @@ _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 # No optional "!" in front: a pattern starting with a literal "[" lets `re` jump between brackets.
 _OPEN_LINK_URL = re.compile(r"\[[^\]\n]{0,500}\]\([^)\s]{0,2000}$")
 _OPEN_LINK_TEXT = re.compile(r"\[[^\]\n]{0,500}$")
+# A link's URL opened on this line, its text on a line above (a wrapped link).
+_OPEN_URL = re.compile(r"\]\([^)\s]{0,2000}$")
 _OPEN_TAG = re.compile(r"<[a-zA-Z!/][^<>\n]{0,2000}$")
 _LINK_END = re.compile(r"(?:\]\([^)\s]{0,2000}\)|https?://\S{0,2000}|\]|>)$")
 _MAX_TAIL_LINES = 60
@@ -177,6 +218,7 @@ def _last_lines(text: str) -> list[tuple[int, str]]:
             # line of prose (or a heading) ends the walk.
             if not (
                 _ITEM.match(stripped)
+                or line[:1] in (" ", "\t")
                 or stripped.startswith("|")
                 or _is_bare_link(stripped)
                 or _SOURCES_HEADING.match(stripped)
@@ -214,7 +256,7 @@ def _judge(line: str, lines: list[tuple[int, str]]) -> tuple[str, bool] | None:
     """Why this last line looks cut (message, certain), or None when it ends cleanly."""
     if _HEADING.match(line):
         return "ends at a heading with no section body", True
-    if _RULE.match(line):
+    if _RULE.match(line) or (len(line) < 2500 and _BACK_MATTER.fullmatch(line)):
         return None
     if "[" in line:
         if _OPEN_LINK_URL.search(line):
@@ -223,6 +265,12 @@ def _judge(line: str, lines: list[tuple[int, str]]) -> tuple[str, bool] | None:
             return "ends inside a link's text", True
     if "<" in line and _OPEN_TAG.search(line):
         return "ends inside an HTML tag", True
+    if "](" in line and _OPEN_URL.search(line):
+        return "ends inside a link's URL", True
+    if line.count("`") % 2 == 1 and "```" not in line:
+        return "ends inside an inline code span", True
+    if line.count("**") % 2 == 1:
+        return "ends inside bold text", True
     item = _ITEM.match(line)
     if item is not None:
         return _judge_sibling(
@@ -250,7 +298,9 @@ def _judge_sibling(item: str, siblings: list[str], *, row: bool = False) -> tupl
     either; it is cut when it stops on a word no sentence ends with; otherwise it may be either."""
     what = "table row" if row else "list item"
     core = _core(item.rstrip("| \t") if row else item)
-    if not core or _ends_with_link(core) or (not row and _finished(core)):
+    if not core or _ends_with_link(core) or _ends_with_link(item.strip()):
+        return None
+    if not row and _finished(core):
         return None
     # A cut item is a phrase stopped short; a one- or two-word item ("- Go", "- c") is a label.
     if core[-1] == "," or (len(core.split()) >= 3 and _fragment(core)):

@@ -1,0 +1,112 @@
+"""Critical: a first-person episode told as something that happened (the concept behind
+`_experience`'s phrase list).
+
+An anecdote is a past action of the narrator ("I", "we", "my team", "my colleague Priya") that
+the sentence pins to a time, a place, a person or a sum of money: "This summer I left Aberdeen
+to work on billing", "We spent most of March moving the jobs", "A designer on my team asked
+...". A model writing a draft has lived none of these. Advice has no such episode: "I recommend
+pinning versions", "First we create the table", "If you have ever deployed on a Friday", and a
+sentence that sets up a hypothetical ("imagine", "let's say", "suppose", "when you") is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from agents.reviewers.validator._core import Context, Hit, rule
+from agents.reviewers.validator._experience import FAMILY
+from agents.reviewers.validator._text import word_matches
+from schemas.records import Severity
+
+_A = "['\u2019]"
+_IRREGULAR = (
+    "was were spent left took made went came found got ran saw sat met told said wrote built"
+    " began thought knew lost won paid sold bought brought kept felt heard led chose broke drove"
+    " flew gave hit put set stood taught threw understood woke rewrote overheard forgot became"
+    " did had"
+)
+_PAST = r"(?:[a-z]{2,}ed|" + "|".join(_IRREGULAR.split()) + ")"
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+)
+_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_SEASON = r"(?:spring|summer|autumn|fall|winter)"
+# The narrator acting in the past; "had" only as an auxiliary ("I had just merged").
+_NARRATOR = re.compile(
+    rf"(?:i|we|my team|our team|the team)(?: [a-z]+ly| then| just| once| first| finally| all"
+    rf"| both| had| had just| had already)? {_PAST}(?![a-z{_A[1:-1]}])"
+    rf"|(?:i|we) (?:remember|recall|still remember)(?![a-z])"
+)
+# Somebody the narrator knows, acting in the past: "my colleague Priya spent", "a designer on
+# my team asked", "our CTO pulled me aside".
+_ACQUAINTANCE = re.compile(
+    r"(?:my|our) (?:[a-z-]+ )?(?:colleague|coworker|co-worker|manager|boss|lead|cto|ceo|cfo"
+    r"|founder|co-founder|intern|teammate|designer|director|mentor|friend|office manager"
+    r"|product manager|tech lead|team lead|landlord|accountant)(?: [a-z]+)?(?: [a-z]+ly)?"
+    rf" {_PAST}(?![a-z])"
+    rf"|(?:on|in|from) (?:my|our) team (?:{_PAST})(?![a-z])"
+)
+# What pins the episode down: a time, a place, a person, money or speech.
+_ANCHOR = re.compile(
+    rf"(?<![a-z])(?:ago|yesterday|last (?:{_SEASON}|year|month|week|quarter|night|time|{_DAY})"
+    rf"|this (?:{_SEASON}|morning|week|year|month)|back in|back when|years back|months back"
+    rf"|weeks back|a while back|in (?:19|20)\d\d|(?:one|that) (?:day|morning|afternoon|evening"
+    rf"|night|weekend|week)|over (?:a|one|the) (?:long )?weekend|at the time|during my"
+    rf"|during our|the first time|most of {_MONTH}|in (?:early |late |mid-)?{_MONTH}"
+    rf"|on (?:a )?{_DAY}|at \d{{1,2}}(?::\d\d)? ?(?:a\.m\.|p\.m\.|am|pm)|for (?:\d+|two|three"
+    r"|four|five|six|a few|several) (?:days|weeks|months|hours|nights)"
+    r"|in (?:a|an|the|our|my) (?:[a-z-]+ )?(?:office|meeting|room|cafe|conference|standup"
+    r"|stand-up|retro|workshop|hotel|kitchen|bar|warehouse|basement)"
+    r"|at (?:a|an|the) (?:[a-z-]+ )?(?:conference|meetup|offsite|client|startup|agency|bank"
+    r"|hackathon|company|firm)|on (?:a|the) call|colleague|coworker|manager|boss|intern"
+    r"|teammate|mentor|my lead|our cto|our ceo|someone|a client|a customer|the client"
+    r"|[$\u20ac\u00a3]\d|told me|asked me|said to me)(?![a-z])"
+)
+# A hypothetical or an instruction: the episode is imagined, not told.
+_IMAGINED = re.compile(
+    r"(?<![a-z])(?:if|imagine|suppose|let{_A}s say|say you|when you|whenever|you|your|would"
+    r"|could|might|should|will|in this (?:post|guide|tutorial|article))(?![a-z])".replace(
+        "{_A}", _A
+    )
+)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+def _sentence(low: str, start: int, end: int) -> tuple[int, int]:
+    floor = max(0, start - 300)
+    begin = floor
+    for m in _SENTENCE_END.finditer(low, floor, start):
+        begin = m.end()
+    stop = _SENTENCE_END.search(low, end, min(len(low), end + 300))
+    return begin, stop.end() if stop is not None else min(len(low), end + 300)
+
+
+@rule(
+    "first_person_anecdote",
+    Severity.CRITICAL,
+    FAMILY,
+    "A first-person episode (a past action of the writer or someone they know, pinned to a "
+    "time, place, person or sum of money) a model cannot have lived.",
+)
+def first_person_anecdote(ctx: Context) -> Iterator[Hit]:
+    words = ctx.words
+    if words.isdisjoint(("i", "we", "my", "our")):
+        return
+    low = ctx.lower
+    seen_until = -1
+    candidates: list[tuple[int, int, bool]] = []
+    if not words.isdisjoint(("i", "we", "team")):
+        candidates += [(m.start(), m.end(), False) for m in word_matches(_NARRATOR, low)]
+    if not words.isdisjoint(("my", "our")):
+        candidates += [(m.start(), m.end(), True) for m in word_matches(_ACQUAINTANCE, low)]
+    for start, end, known_person in sorted(candidates):
+        if start < seen_until or low.endswith(("since ", "until "), max(0, start - 6), start):
+            continue  # "since we started in 2021": a point in time, not an episode
+        begin, stop = _sentence(low, start, end)
+        if _IMAGINED.search(low, begin, stop) is not None:
+            continue
+        if not known_person and _ANCHOR.search(low, begin, stop) is None:
+            continue
+        seen_until = stop
+        yield Hit(start, end, f"first-person episode: {ctx.prose[begin:stop].strip()[:160]!r}")

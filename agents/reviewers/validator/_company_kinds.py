@@ -1,0 +1,264 @@
+"""Critical: a claim the draft makes about the company itself, by kind of claim.
+
+`_company` reads the claims the company_* settings can check (team size, founding year,
+clients) in the wordings it knows. This module is the wider net, organised by what is claimed
+rather than by phrase: offices and locations, certifications and partner status, funding,
+partnerships, customers counted or reach, revenue and growth, volumes the company's platform
+handles, patents, awards, years in business, and clients named. A claim counts only in the
+company's own voice (we, our, the company's name) and as an assertion: a sentence that opens
+with "if", "when", "how to" or speaks to "you" is advice, not a claim. Each kind is judged
+against the settings that could confirm it; the kinds no setting covers (offices, funding,
+revenue, ...) can never be known by the writer, so they are critical whenever asserted.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+
+from agents.reviewers.validator import _company
+from agents.reviewers.validator._core import Context, Hit, rule
+from agents.reviewers.validator._text import phrase_matches, phrases
+from schemas.records import Severity
+
+_A = "['\u2019]"
+# The company speaking: "we", "we've", "our company", or its name ({company}, filled in).
+_WE = rf"(?:we|{{company}})(?:{_A}ve| have| has| had)?(?: now| recently| just| also| since| already| proudly| successfully| officially| finally)?"
+_WE_ARE = rf"(?:we{_A}re|we are|we were|we{_A}ve been|we have been|{{company}} is|{{company}} was|{{company}} has been)(?: now| also| proudly| officially| fully| recently)?"
+_N = r"(?:\d[\d,.]*\+?|one|two|three|four|five|six|seven|eight|nine|ten|a dozen|dozens of|hundreds of|thousands of|millions of)"
+_MORE = r"(?:(?:over|more than|nearly|almost|about|around|roughly|some|well over|close to) )?"
+_SCALE = r"(?: ?(?:million|billion|thousand|[km]|bn))?"
+_WHO = (
+    r"(?:customers|clients|users|teams|businesses|companies|brands|merchants|organi[sz]ations"
+    r"|developers|agencies|retailers|schools|hospitals|clinics|restaurants|shops|stores"
+    r"|subscribers|members|families|students|creators|sellers|partners)"
+)
+_BIZ = (
+    r"(?:annual |monthly |recurring |total |net |gross |yearly |quarterly )?(?:revenues?|sales"
+    r"|arr|mrr|turnover|profits?|bookings|customer base|user base|client base|subscriber base"
+    r"|customers|clients|users|subscribers|headcount|workforce|valuation|market share|business)"
+)
+_MULTIPLE = (
+    r"(?:\d[\d.,]*(?:x|%| ?percent| times|-fold)|(?:two|three|four|five|six|seven|eight|nine"
+    r"|ten)(?:fold|-fold| times)|by (?:half|a third|a quarter|\w+ percent))"
+)
+
+_KINDS = phrases(
+    # offices and locations
+    (
+        "headquartered based located",
+        rf"(?P<office>{_WE_ARE} (?:headquartered|based|located) (?:in|out of) )",
+    ),
+    (
+        "headquarters hq office offices studios branches locations",
+        rf"(?P<office>(?:our|{{company}}{_A}s) (?:global |european |us |uk |new |main |head )?"
+        r"(?:headquarters|hq|head office|main office|offices|studios|branches|locations|hubs)"
+        r"(?: are| is)?(?: now)? (?:in|at|across|spread across|span|based in|located in) )",
+    ),
+    (
+        "opened open operate operates runs maintain maintains office offices",
+        rf"(?P<office>{_WE} (?:opened|open|operate|operates|run|runs|maintain|maintains|have|has"
+        r"|added|launched) (?:an? |our |its |two |three |four |five |\d+ )?(?:new |second |third"
+        r" |fourth |first |regional |european |satellite |flagship )?(?:offices?|studios?"
+        r"|branch(?:es)?|locations|hubs?|headquarters)(?: in| across| on) )",
+    ),
+    # certifications and partner status
+    (
+        "certified accredited compliant registered",
+        rf"(?P<cert>{_WE_ARE} (?:an? |fully )?(?:[\w-]+ ){{0,4}}?(?:certified|accredited"
+        r"|compliant)(?![a-z]))",
+    ),
+    (
+        "achieved earned obtained received gained passed completed",
+        rf"(?P<cert>{_WE} (?:achieved|earned|obtained|received|gained|passed|completed)"
+        r"(?: our| its| an?| the)? (?:[\w-]+ ){0,3}?(?:certification|accreditation|attestation"
+        r"|audit|iso ?\d{4,5}|soc ?2)(?![a-z]))",
+    ),
+    (
+        "partner",
+        rf"(?P<cert>(?:{_WE_ARE}|we became|{{company}} became|we{_A}ve become|we have become)"
+        r"(?: proud to be)? (?:an? |the )(?:[\w-]+ ){0,4}?partner(?![a-z]))",
+    ),
+    # funding
+    (
+        "raised closed secured landed",
+        rf"(?P<funding>{_WE} (?:raised|closed|secured|landed)(?: an?| our| its| the)?"
+        r" (?:[$\u20ac\u00a3]?[\w.,-]+ ){0,4}?(?:round|funding|seed|series [a-f]|investment"
+        r"|million|[$\u20ac\u00a3]\d))",
+    ),
+    ("backed funded financed", rf"(?P<funding>{_WE_ARE} (?:backed|funded|financed) by )"),
+    (
+        "investors backers round",
+        rf"(?P<funding>(?:our|{{company}}{_A}s) (?:investors|backers|lead investor|seed round"
+        r"|series [a-f]|series [a-f] round|funding round|latest round)(?: include| includes| are"
+        r"| was| were| came| led| closed|,))",
+    ),
+    # partnerships
+    (
+        "partnered teamed joined",
+        rf"(?P<partner>{_WE} (?:partnered|teamed up|joined forces|signed a partnership) with )",
+    ),
+    (
+        "partnership alliance",
+        rf"(?P<partner>(?:our|{{company}}{_A}s) (?:[\w-]+ )?(?:partnership|alliance) with )",
+    ),
+    # customers counted, reach
+    (
+        "use rely trust choose depend run",
+        rf"(?P<reach>{_MORE}{_N}{_SCALE} (?:[\w-]+ ){{0,2}}?{_WHO} (?:now |already |today )?(?:use"
+        r"|rely on|trust|choose|depend on|run on|run their [\w-]+ on|have switched to|signed up"
+        r" for) (?:us|our|{company})(?![a-z]))",
+    ),
+    (
+        "serve serves served support supports supported power powers powered onboarded count"
+        " counts",
+        rf"(?P<reach>{_WE} (?:serve|serves|served|support|supports|supported|power|powers"
+        rf"|powered|onboarded|count|counts) {_MORE}{_N}{_SCALE} (?:[\w-]+ ){{0,2}}?{_WHO}"
+        r"(?![a-z]))",
+    ),
+    (
+        "countries",
+        rf"(?P<reach>(?:we|{{company}}|our (?:platform|product|app|software|service|tool))"
+        r" (?:now )?(?:serves?|supports?|operates?|is used|are used|is available|is live|runs?"
+        rf"|ships?|sells?)(?: [\w-]+){{0,2}}? (?:in|to|across) {_MORE}{_N} countries)",
+    ),
+    # revenue and growth
+    (
+        "grew grown",
+        rf"(?P<growth>(?:we|{{company}})(?:{_A}ve| have| has)? (?:grew|grown)(?: by)? {_MULTIPLE})",
+    ),
+    (
+        "doubled tripled quadrupled grown grew increased boosted expanded",
+        rf"(?P<growth>{_WE} (?:doubled|tripled|quadrupled|grown|grew|increased|boosted|expanded)"
+        rf" (?:our|its) {_BIZ}(?![a-z]))",
+    ),
+    (
+        "revenue revenues sales arr mrr turnover profit profits bookings base customers clients"
+        " users subscribers headcount valuation",
+        rf"(?P<growth>(?:our|{{company}}{_A}s) {_BIZ}(?: [\w-]+){{0,2}}? (?:has |have )?(?:tripled"
+        r"|doubled|quadrupled|grew|grown|rose|risen|increased|jumped|reached|hit|topped|exceeded"
+        r"|passed|crossed|surpassed|climbed|is up|are up)(?![a-z]))",
+    ),
+    (
+        "arr mrr recurring",
+        r"(?P<growth>(?:annual recurring revenue|monthly recurring revenue|arr|mrr) (?:has )?"
+        r"(?:passed|crossed|reached|hit|topped|surpassed|exceeded|grew|doubled|tripled)(?![a-z]))",
+    ),
+    # volumes the company's own systems handle
+    (
+        "processes handles serves delivers sends ingests stores powers",
+        rf"(?P<volume>(?:our|{{company}}{_A}s) (?:platform|systems?|service|api|servers|network"
+        r"|infrastructure|engine|product) (?:now )?(?:processes|handles|serves|delivers|sends"
+        rf"|ingests|stores|powers) {_MORE}\d[\d,.]*(?: ?(?:million|billion|thousand|[km]|bn)))",
+    ),
+    # patents
+    (
+        "patent patents",
+        rf"(?P<patent>{_WE} (?:hold|holds|own|owns|have|has|filed|been granted|were granted)"
+        r"(?: [\w-]+){0,2}? patents?(?![a-z]))",
+    ),
+    # awards the older rule's wordings miss ("we were named Agency of the Year")
+    (
+        "named voted crowned awarded honoured honored",
+        rf"(?P<award>{_WE_ARE} (?:named|voted|crowned|awarded|honou?red)(?: [\w&'-]+){{1,6}}?"
+        r" (?:of the year|awards?|prize|medal|winner|finalist|best))",
+    ),
+    # headcount told as growth: "the team has grown to 45 people"
+    (
+        "grown grew expanded doubled",
+        rf"(?P<team>(?:the|our) (?:[\w-]+ )?(?:team|company|studio|agency|staff|workforce)"
+        r" (?:has |have )?(?:grown|grew|expanded|doubled) (?:to|from \S+ to) "
+        rf"{_MORE}(?P<size>\d[\d,]*|[a-z]+(?:-[a-z]+)?) (?:people|engineers|employees|staff"
+        r"|members|strong|full-time|designers|developers)(?![a-z]))",
+    ),
+    # years in business: "For more than a decade, we have ..."
+    (
+        "decade decades years",
+        rf"(?P<years>(?:for|over) {_MORE}(?P<n>a decade|decades|two decades|\d+|[a-z]+)"
+        rf"(?: years)?,? (?:we|{{company}})(?:{_A}ve| have| has) )",
+    ),
+    # clients named: "we count Spotify among our clients"
+    ("count counts", rf"(?:we|{{company}}) counts? (?P<named>[^.\n]{{2,120}}?) among our {_WHO}"),
+)
+
+# Advice, conditions and instructions: the sentence before the claim makes it hypothetical.
+_NOT_ASSERTED = re.compile(
+    r"(?<![a-z])(?:if|when|whenever|once|whether|unless|until|suppose|imagine|how to|you|your"
+    r"|should|could|would|might|can|will|let{_A}s|once|aim to|plan to|hope to|want to|"
+    r"goal is to)(?![a-z])".replace("{_A}", _A)
+)
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
+_KIND_LABEL = {
+    "office": "offices or locations",
+    "cert": "certifications or partner status",
+    "funding": "funding",
+    "partner": "partnerships",
+    "reach": "customers counted or reach",
+    "growth": "revenue or growth",
+    "volume": "volumes the company handles",
+    "patent": "patents",
+    "award": "awards",
+}
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(company: str) -> tuple[tuple[frozenset[str], re.Pattern[str]], ...]:
+    name = re.escape(company.lower()) if company.strip() else "we"
+    words = frozenset(company.lower().split())
+    return tuple(
+        (gate | words, re.compile(pattern.pattern.replace("{company}", name)))
+        for gate, pattern in _KINDS
+    )
+
+
+def _asserted(ctx: Context, start: int) -> bool:
+    """The claim's sentence, up to the claim, carries no condition, advice or future."""
+    low = ctx.lower
+    floor = max(0, start - 200)
+    cut = floor
+    for m in _SENTENCE_END.finditer(low, floor, start):
+        cut = m.end()
+    return _NOT_ASSERTED.search(low, cut, start) is None
+
+
+@rule(
+    "unconfirmed_company_claim",
+    Severity.CRITICAL,
+    _company.FAMILY,
+    "A claim about the company itself (offices, certifications, funding, partnerships, "
+    "customers counted, revenue or growth, volumes, patents, awards, years in business, "
+    "clients named) that the company_* settings cannot confirm.",
+)
+def unconfirmed_company_claim(ctx: Context) -> Iterator[Hit]:
+    for match in phrase_matches(_compiled(ctx.settings.company_name), ctx.lower, ctx.words):
+        if not _asserted(ctx, match.start()):
+            continue
+        why = _judge(match, ctx)
+        if why is not None:
+            yield Hit(match.start(), match.end(), why)
+
+
+def _judge(match: re.Match[str], ctx: Context) -> str | None:
+    groups = {k for k, v in match.groupdict().items() if v is not None}
+    said = ctx.prose[match.start() : match.end()].strip()
+    if "named" in groups:
+        names = _company._names(ctx.prose[match.start("named") : match.end("named")])
+        return _company._clients(names, ctx)
+    if "years" in groups:
+        text = match.group("n")
+        years = 10 if text == "a decade" else _company._number(text)
+        if years <= 1:
+            return None
+        return _company._age(years, "over", ctx)
+    if "team" in groups:
+        size, known = _company._number(match.group("size")), ctx.settings.company_team_size
+        if size == known:
+            return None
+        if not known:
+            return f"team size {size} cannot be known (company_team_size is not set)"
+        return f"team size {size} contradicts company_team_size={known}"
+    kind = next((k for k in _KIND_LABEL if k in groups), None)
+    if kind is None:
+        return None
+    return f"company {_KIND_LABEL[kind]} no company_* setting can confirm: {said!r}"
