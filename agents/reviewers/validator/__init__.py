@@ -33,6 +33,7 @@ from agents.reviewers.validator import (  # noqa: F401
     _leaks,
     _people,
     _placeholders,
+    _quantities,
     _shape,
     _statistics,
     _style,

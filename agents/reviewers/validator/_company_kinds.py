@@ -24,9 +24,18 @@ from schemas.records import Severity
 
 _A = "['\u2019]"
 # The company speaking: "we", "we've", "our company", or its name ({company}, filled in).
-_WE = rf"(?:we|{{company}})(?:{_A}ve| have| has| had)?(?: now| recently| just| also| since| already| proudly| successfully| officially| finally)?"
-_WE_ARE = rf"(?:we{_A}re|we are|we were|we{_A}ve been|we have been|{{company}} is|{{company}} was|{{company}} has been)(?: now| also| proudly| officially| fully| recently)?"
-_N = r"(?:\d[\d,.]*\+?|one|two|three|four|five|six|seven|eight|nine|ten|a dozen|dozens of|hundreds of|thousands of|millions of)"
+_WE = (
+    rf"(?:we|{{company}})(?:{_A}ve| have| has| had)?(?: now| recently| just| also| already"
+    r"| proudly| successfully| officially| finally)?"
+)
+_WE_ARE = (
+    rf"(?:we{_A}re|we are|we were|we{_A}ve been|we have been|{{company}} is|{{company}} was"
+    r"|{company} has been)(?: now| also| proudly| officially| fully| recently)?"
+)
+_N = (
+    r"(?:\d[\d,.]*\+?|one|two|three|four|five|six|seven|eight|nine|ten|a dozen|dozens of"
+    r"|hundreds of|thousands of|millions of)"
+)
 _MORE = r"(?:(?:over|more than|nearly|almost|about|around|roughly|some|well over|close to) )?"
 _SCALE = r"(?: ?(?:million|billion|thousand|[km]|bn))?"
 _WHO = (
@@ -105,10 +114,9 @@ _KINDS = phrases(
     ),
     # customers counted, reach
     (
-        "use rely trust choose depend run",
-        rf"(?P<reach>{_MORE}{_N}{_SCALE} (?:[\w-]+ ){{0,2}}?{_WHO} (?:now |already |today )?(?:use"
-        r"|rely on|trust|choose|depend on|run on|run their [\w-]+ on|have switched to|signed up"
-        r" for) (?:us|our|{company})(?![a-z]))",
+        "use rely trust choose depend run switched signed",
+        r"(?P<counted>(?:use|rely on|trust|choose|depend on|run on|run their [\w-]+ on|have"
+        r" switched to|signed up for) (?:us|our|{company})(?![a-z]))",
     ),
     (
         "serve serves served support supports supported power powers powered onboarded count"
@@ -172,12 +180,9 @@ _KINDS = phrases(
         rf"{_MORE}(?P<size>\d[\d,]*|[a-z]+(?:-[a-z]+)?) (?:people|engineers|employees|staff"
         r"|members|strong|full-time|designers|developers)(?![a-z]))",
     ),
-    # years in business: "For more than a decade, we have ..."
-    (
-        "decade decades years",
-        rf"(?P<years>(?:for|over) {_MORE}(?P<n>a decade|decades|two decades|\d+|[a-z]+)"
-        rf"(?: years)?,? (?:we|{{company}})(?:{_A}ve| have| has) )",
-    ),
+    # years in business: "For more than a decade, we have ...", found from ", we have" (the
+    # span before it is checked by _YEARS_BEFORE)
+    ("decade decades years", rf"(?P<years>(?:we|{{company}})(?:{_A}ve| have| has) )"),
     # clients named: "we count Spotify among our clients"
     ("count counts", rf"(?:we|{{company}}) counts? (?P<named>[^.\n]{{2,120}}?) among our {_WHO}"),
 )
@@ -195,6 +200,7 @@ _KIND_LABEL = {
     "funding": "funding",
     "partner": "partnerships",
     "reach": "customers counted or reach",
+    "counted": "customers counted or reach",
     "growth": "revenue or growth",
     "volume": "volumes the company handles",
     "patent": "patents",
@@ -210,6 +216,17 @@ def _compiled(company: str) -> tuple[tuple[frozenset[str], re.Pattern[str]], ...
         (gate | words, re.compile(pattern.pattern.replace("{company}", name)))
         for gate, pattern in _KINDS
     )
+
+
+# "More than 300 teams use ...": the count before the verb, found after the verb (a literal).
+_COUNTED_BEFORE = re.compile(
+    rf"(?<![\w-]){_MORE}{_N}{_SCALE} (?:[\w-]+ ){{0,2}}?{_WHO} (?:now |already |today )?$"
+)
+
+
+_YEARS_BEFORE = re.compile(
+    rf"(?<![a-z])(?:for|over) {_MORE}(?P<n>a decade|decades|two decades|\d+|[a-z]+)(?: years)?$"
+)
 
 
 def _asserted(ctx: Context, start: int) -> bool:
@@ -231,12 +248,27 @@ def _asserted(ctx: Context, start: int) -> bool:
     "clients named) that the company_* settings cannot confirm.",
 )
 def unconfirmed_company_claim(ctx: Context) -> Iterator[Hit]:
-    for match in phrase_matches(_compiled(ctx.settings.company_name), ctx.lower, ctx.words):
-        if not _asserted(ctx, match.start()):
+    low = ctx.lower
+    for match in phrase_matches(_compiled(ctx.settings.company_name), low, ctx.words):
+        start = match.start()
+        if "counted" in match.re.groupindex:
+            counted = _COUNTED_BEFORE.search(low, max(0, start - 80), start)
+            if counted is None:
+                continue
+            start = counted.start()
+        years = None
+        if "years" in match.re.groupindex:
+            if not low.endswith(", ", 0, start):
+                continue
+            years = _YEARS_BEFORE.search(low, max(0, start - 42), start - 2)
+            if years is None:
+                continue
+            start = years.start()
+        if not _asserted(ctx, start):
             continue
-        why = _judge(match, ctx)
+        why = _judge(match, ctx) if years is None else _judge_years(years.group("n"), ctx)
         if why is not None:
-            yield Hit(match.start(), match.end(), why)
+            yield Hit(start, match.end(), why)
 
 
 def _judge(match: re.Match[str], ctx: Context) -> str | None:
@@ -245,12 +277,6 @@ def _judge(match: re.Match[str], ctx: Context) -> str | None:
     if "named" in groups:
         names = _company._names(ctx.prose[match.start("named") : match.end("named")])
         return _company._clients(names, ctx)
-    if "years" in groups:
-        text = match.group("n")
-        years = 10 if text == "a decade" else _company._number(text)
-        if years <= 1:
-            return None
-        return _company._age(years, "over", ctx)
     if "team" in groups:
         size, known = _company._number(match.group("size")), ctx.settings.company_team_size
         if size == known:
@@ -262,3 +288,8 @@ def _judge(match: re.Match[str], ctx: Context) -> str | None:
     if kind is None:
         return None
     return f"company {_KIND_LABEL[kind]} no company_* setting can confirm: {said!r}"
+
+
+def _judge_years(text: str, ctx: Context) -> str | None:
+    years = {"a decade": 10, "decades": 20, "two decades": 20}.get(text) or _company._number(text)
+    return None if years <= 1 else _company._age(years, "over", ctx)

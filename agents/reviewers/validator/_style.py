@@ -65,6 +65,53 @@ _FILLERS = tuple(
         ("end", r"at the end of the day(?![a-z])"),
         ("comes", r"when it comes to(?![a-z])"),
         ("conclusion", r"in conclusion,"),
+        # Stock phrases from public lists of LLM tells: Wikipedia's "Signs of AI writing"
+        # (WikiProject AI Cleanup, en.wikipedia.org/wiki/Wikipedia:Signs_of_AI_writing: puffery
+        # such as "stands as a testament", "plays a vital role", "continues to captivate",
+        # "watershed moment", "deeply rooted"), and the phrase lists in christianwilkins/
+        # christianwilkins.github.io content/ai-writing-blacklist.md and in M. Cassano, "I'm a
+        # Professional Editor and These Phrases Tell Me You Used ChatGPT" (Writing Cooperative,
+        # quoted in aritang/aritang.github.io content/posts/chatGPT_writings.md).
+        ("important worth", rf"it(?:{_APOS}s| is) (?:important|worth|crucial|essential) to note"),
+        ("worth", rf"it(?:{_APOS}s| is) worth noting(?![a-z])"),
+        ("essential", rf"it(?:{_APOS}s| is) essential to consider(?![a-z])"),
+        ("testament", r"(?:stands|serves) as a testament(?![a-z])|(?:is|are) a testament to"),
+        (
+            "role",
+            r"plays? an? (?:crucial|pivotal|vital|key|significant|integral|critical) role"
+            r"(?![a-z])",
+        ),
+        ("realm", r"in the realm of(?![a-z])"),
+        ("navigate navigating", r"navigat(?:e|ing) the (?:complexities|intricacies) of"),
+        ("tapestry", r"(?:rich|intricate|vibrant) tapestry(?![a-z])"),
+        ("plethora", r"a plethora of(?![a-z])"),
+        ("world", r"in the (?:world|era) of(?![a-z])"),
+        ("delve", r"(?:let{_APOS}s )?delve (?:into|deeper)(?![a-z])".replace("{_APOS}", _APOS)),
+        ("summary summarize sum", r"in summary,|to summari[sz]e,|to sum (?:it )?up,"),
+        ("foremost", r"first and foremost(?![a-z])"),
+        ("explore closer", rf"let{_APOS}s (?:explore|take a closer look)(?![a-z])"),
+        ("embark", r"embark(?:s|ed|ing)? on an? (?:[a-z-]+ )?journey(?![a-z])"),
+        (
+            "power",
+            r"(?:harness|harnessing|unlock|unlocking|unleash|unleashing) the (?:full )?power of"
+            r"(?![a-z])",
+        ),
+        ("ever", r"more (?:crucial|important|vital|essential) than ever(?![a-z])"),
+        (
+            "overstated",
+            r"cannot be overstated|can(?:no|{_APOS})t be overstated".replace("{_APOS}", _APOS),
+        ),
+        (
+            "digital",
+            r"in (?:the|today{_APOS}s) (?:fast-paced )?digital age".replace("{_APOS}", _APOS),
+        ),
+        ("landscape", r"(?:ever-evolving|ever-changing|evolving|rapidly changing) landscape"),
+        (
+            "lasting watershed rooted steadfast captivate",
+            r"leaves? a lasting (?:impact|impression|legacy)|watershed moment|deeply rooted in"
+            r"|steadfast (?:dedication|commitment)|continues? to captivate",
+        ),
+        ("holistic", r"from a holistic perspective|a holistic approach to"),
     )
 )
 

@@ -142,7 +142,7 @@ def _join_continuations(text: str, lines: list[tuple[int, str]]) -> list[tuple[i
     return [*lines[:i], (lines[i][0], joined[-_LINE_TAIL:])]
 
 
-# Lines that follow an article's last sentence without being prose: a signature ("– Olly,
+# Lines that follow an article's last sentence without being prose: a signature ("- Olly,
 # FreeAgent CTO"), an italic byline ("*Team: Ioan, Josh*"), reference-style link definitions,
 # spacer entities and empty HTML. The ending is judged above them.
 _BACK_MATTER = re.compile(

@@ -39,6 +39,21 @@ CASES: list[tuple[str, str, str]] = [
         "It reduces latency noticeably in practice; 30 people agreed.",
     ),
     (
+        "unconfirmed_company_claim",
+        "We closed a $4M seed round last spring and are ISO 27001 certified.",
+        "Seed rounds are public in most countries; check the registry before you pitch.",
+    ),
+    (
+        "first_person_anecdote",
+        "Back in 2019, our team rewrote the importer over a long weekend.",
+        "If your team rewrites the importer, plan a long weekend for it.",
+    ),
+    (
+        "unsourced_quantity",
+        "Half of all outages start with a config change.",
+        "Half of all outages [start with a config change](https://example.net/outage-report).",
+    ),
+    (
         "company_fact_sheet",
         "## About us\n\n| Founded | 2009 |\n| Revenue | $2M |",
         "## Apple at a glance\n\n| Founded | 1976 |\n| Revenue | $383B |",

@@ -1,0 +1,329 @@
+"""Issue 11, session 3: the validator's families widened by concept, not by phrase.
+
+Each family's claims are tested in wordings of their own (written for this file, none from the
+corpus), each beside look-alikes that must pass: company claims by kind against the company
+facts (unconfirmed_company_claim), first-person episodes against first-person advice
+(first_person_anecdote), quantitative claims about the world against figures about the draft's
+own material (unsourced_quantity), truncation above back matter and in wrapped list items, and
+the stock-phrase list. The truncation cases at the end port upstream's
+test_content_validator_truncation.py (TestDetectTruncatedContent) in our own words.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.reviewers.validator import validate
+from agents.settings import Settings
+
+FACTS = Settings.from_mapping(
+    {
+        "company_name": "Northwind Labs",
+        "company_founded_year": "2016",
+        "company_team_size": "14",
+        "company_clients": "Harbor Bank, Lumen Health",
+    }
+)
+PAD = (
+    "Deploy previews make review cheaper because every branch gets a link. Keep the config in "
+    "the repository so it is reviewed like code.\n\n"
+)
+END = "\n\nStart with one service and widen from there."
+FAMILY_CODES = {
+    "company_claim": {"unconfirmed_company_claim", "unknowable_company_claim"},
+    "first_person": {"first_person_anecdote", "first_person_experience"},
+    "unsourced_stats": {"unsourced_quantity", "unsourced_statistic", "vague_attribution"},
+}
+
+COMPANY = [
+    (True, "Northwind Labs now has offices in Lisbon, Austin and Singapore."),
+    (True, "We opened our second office in Manchester last spring."),
+    (True, "Our headquarters are in Berlin, with a satellite studio in Porto."),
+    (True, "We are ISO 27001 certified and SOC 2 Type II compliant."),
+    (True, "Northwind Labs is a certified B Corp."),
+    (True, "We became an AWS Advanced Consulting Partner in 2022."),
+    (True, "We closed a $4M seed round led by Frontline Ventures."),
+    (True, "Northwind Labs is backed by Y Combinator and Index Ventures."),
+    (True, "We recently raised our Series A to grow the platform team."),
+    (True, "We partnered with Stripe to bring instant payouts to our users."),
+    (True, "Our partnership with Shopify lets merchants sync orders in real time."),
+    (True, "Our revenue grew 40% year over year."),
+    (True, "We grew 3x last year while keeping the same support team."),
+    (True, "Annual recurring revenue passed the two-million mark in March."),
+    (True, "More than 300 teams use Northwind Labs every day."),
+    (True, "Over 1,200 customers rely on our scheduling tool."),
+    (True, "Our customer base has doubled since January."),
+    (True, "Brands like Patagonia and Allbirds run their stores on our platform."),
+    (True, "We count Spotify among our clients."),
+    (True, "Northwind Labs was founded in 2012 by two former bankers."),
+    (True, "We have been in business for over fifteen years."),
+    (True, "The team has grown to 45 people across three time zones."),
+    (True, "Our 25 engineers ship to production twenty times a day."),
+    (True, "We were named Agency of the Year at the 2023 Drum Awards."),
+    (True, "Our platform processes 5 million events a day."),
+    (True, "Northwind Labs serves customers in 40 countries."),
+    (True, "We were featured in TechCrunch and Forbes this year."),
+    (True, "We hold two patents on our matching engine."),
+    (False, "We recommend keeping one office hours slot a week for support questions."),
+    (False, "Northwind Labs was founded in 2016 to make scheduling less painful."),
+    (False, "Our team of 14 works across two time zones."),
+    (False, "We work with Harbor Bank and Lumen Health on their booking flows."),
+    (False, "If you run offices in several countries, pick one time zone for the calendar."),
+    (False, "Companies like Shopify publish their incident reviews, which is worth copying."),
+    (False, "Tools such as Stripe and Adyen handle the card data for you."),
+    (False, "We think a certification like SOC 2 is worth it once enterprise buyers ask for it."),
+    (
+        False,
+        "Our customers often ask how to export their data; the export button is under Settings.",
+    ),
+    (False, "We raised the timeout to 30 seconds in the example below."),
+    (False, "Funding rounds are public in most countries, so check the registry before you pitch."),
+    (False, "We will partner you with a designer for the first sprint."),
+    (False, "Our guide covers how to get ISO 27001 certified without a consultant."),
+    (False, "We grew the buffer to 64 KB and the warnings stopped."),
+    (False, "Since 2016 we have built booking tools for clinics."),
+    (False, "Northwind Labs has been building scheduling software since 2016."),
+]
+
+EPISODES = [
+    (
+        True,
+        "This summer I left Aberdeen to work on the billing team, and my first project was"
+        " Stripe support.",
+    ),
+    (True, "I was working with one other intern on the payments integration."),
+    (True, "Back in 2019, our team rewrote the importer over a long weekend."),
+    (True, "Two years ago I inherited a codebase with no tests at all."),
+    (True, "A few months back, a designer on my team asked why the grid kept breaking."),
+    (True, "When I ran the numbers for a retail client, the cache saved them about $800 a month."),
+    (True, "My colleague Priya spent three days chasing that memory leak."),
+    (True, "The first time I deployed on a Friday, the pager went off at 2 a.m."),
+    (True, "Our CTO pulled me aside after the demo and told me the numbers did not add up."),
+    (True, "I remember sitting in a cramped office in Leeds, staring at a failing build."),
+    (True, "We spent most of March moving the billing jobs to the new queue."),
+    (True, "I once watched a junior engineer delete the production bucket by accident."),
+    (True, "During my time at a fintech startup, we shipped twice a day."),
+    (True, "Years ago, at a conference in Lisbon, someone showed me this trick."),
+    (True, "I found someone to deploy it, and we were done by lunch."),
+    (True, '"Just ship it," my lead said, so I did.'),
+    (True, "Yesterday I sat down with the support team to go through the tickets."),
+    (True, "I was on a call with a customer last Tuesday who had lost a week of data."),
+    (True, "After I switched our staging cluster to spot instances, the bill dropped to $300."),
+    (False, "I recommend pinning versions in the lockfile."),
+    (False, "In my view, the simplest fix is to add an index on the foreign key."),
+    (False, "I prefer small pull requests because they are easier to review."),
+    (False, "We will look at three ways to cache the response."),
+    (False, "If you have ever deployed on a Friday, you know the feeling."),
+    (False, "I think most teams should start with a single queue."),
+    (False, "We can see from the output that the loop runs twice."),
+    (False, "Let's say your team spends three days on a migration; plan for five."),
+    (False, "Imagine a designer asks why the grid keeps breaking."),
+    (False, "When you run the numbers, the cache pays for itself."),
+    (False, "I have written this guide for people new to Postgres."),
+    (False, 'We use the term "tenant" for a customer account in this post.'),
+    (False, "I'd suggest trying the CLI before the dashboard."),
+    (False, "First we create the table, then we add the trigger."),
+    (False, "Here I show the config I use for new projects."),
+]
+
+QUANTITIES = [
+    (True, "Roughly two thirds of small shops still reconcile by hand."),
+    (True, "Half of all outages start with a config change."),
+    (True, "Remote teams ship twice as fast as co-located ones."),
+    (True, "Mobile traffic has doubled since 2020."),
+    (True, "Seven in ten shoppers abandon a cart when shipping is a surprise."),
+    (True, "Studies show that code review catches most defects before release."),
+    (True, "According to recent research data, digital marketing is more cost-effective."),
+    (True, "Experts agree that a third of cloud spend is wasted."),
+    (True, "The average developer loses 4.2 hours a week to flaky tests."),
+    (True, "Companies that adopt CI see a 30 percent drop in incidents."),
+    (True, "Page speed improves conversion by as much as 7%."),
+    (True, "Nine out of ten startups fail within five years."),
+    (True, "Email still returns $36 for every dollar spent."),
+    (True, "Over 60% of consumers prefer to buy from brands they trust."),
+    (True, "A quarter of all support tickets are password resets."),
+    (True, "Research suggests teams with on-call rotations burn out three times faster."),
+    (False, "Set the timeout to 30 seconds and the retries to three."),
+    (False, "A third of the examples below use the async client."),
+    (False, "Split the budget in half: one part for hosting, one for tooling."),
+    (
+        False,
+        "The [2024 Stack Overflow survey](https://survey.stackoverflow.co/2024/) found that 62%"
+        " of developers use Python.",
+    ),
+    (False, "Doubling the batch size halves the number of round trips."),
+    (False, "The function runs twice, once for each key."),
+    (False, "Version 2.1 adds three new flags."),
+    (False, "In our example, 40% of requests hit the cache."),
+]
+
+
+def _criticals(text: str, settings: Settings = FACTS) -> set[str]:
+    report = validate(PAD + text + END, settings=settings)
+    return {f.code for f in report.findings if f.severity.value == "critical"}
+
+
+@pytest.mark.parametrize(
+    ("family", "bad", "text"),
+    [("company_claim", *c) for c in COMPANY]
+    + [("first_person", *c) for c in EPISODES]
+    + [("unsourced_stats", *c) for c in QUANTITIES],
+)
+def test_concept(family: str, bad: bool, text: str) -> None:
+    found = _criticals(text)
+    if bad:
+        assert found & FAMILY_CODES[family], f"{family} not caught: {text!r} ({found})"
+    else:
+        assert not found, f"look-alike rejected: {text!r} ({found})"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Northwind Labs was founded in 2016 and has been building scheduling tools since then.",
+        "Our team of 14 works with Harbor Bank and Lumen Health.",
+        "The team has grown to 14 people since 2016.",
+    ],
+)
+def test_company_voice_consistent_with_the_facts_passes(text: str) -> None:
+    assert not _criticals(text)
+
+
+def test_company_kinds_no_setting_confirms_are_critical_even_with_all_facts_set() -> None:
+    for text in ("We have offices in Lisbon.", "We are SOC 2 compliant.", "We raised $3M."):
+        assert "unconfirmed_company_claim" in _criticals(text), text
+
+
+def test_named_client_checked_against_company_clients() -> None:
+    assert not _criticals("We count Harbor Bank among our clients.")
+    assert "unconfirmed_company_claim" in _criticals("We count Monzo among our clients.")
+
+
+def test_team_growth_checked_against_team_size() -> None:
+    assert "unconfirmed_company_claim" in _criticals("Our team has grown to 45 people.")
+    no_size = Settings.from_mapping({"company_name": "Northwind Labs"})
+    assert "unconfirmed_company_claim" in _criticals("Our team has grown to 14 people.", no_size)
+
+
+def test_companies_like_x_needs_the_company_voice() -> None:
+    assert not _criticals("Companies like Amazon invested heavily in warehouse robots.")
+    assert _criticals("Brands like Patagonia run their stores on our platform.")
+
+
+def test_since_we_started_is_a_point_in_time_not_an_episode() -> None:
+    assert "first_person_anecdote" not in _criticals(
+        "We have kept every ticket since we started in 2016."
+    )
+
+
+def test_sourced_quantity_passes() -> None:
+    linked = (
+        "A quarter of all support tickets are password resets ([report](https://example.org/r))."
+    )
+    assert "unsourced_quantity" not in _criticals(linked)
+
+
+# --- truncation ---
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [
+        "\n\n\u2013 Olly, the CTO",
+        "\n\n*Team: Ioan, Josh*",
+        "\n\n[desks-2015]: /2015/10/14/engineering-desks/",
+        "\n\n&nbsp;\n&nbsp;",
+        "\n\n<br/>",
+    ],
+)
+def test_back_matter_after_a_finished_sentence_passes(ending: str) -> None:
+    assert validate(PAD + "The last sentence is finished." + ending, settings=Settings()).approved
+
+
+@pytest.mark.parametrize(
+    "ending",
+    ["\n\n\u2013 Olly, the CTO", "\n\n[desks-2015]: /2015/10/14/engineering-desks/", "\n\n&nbsp;"],
+)
+def test_cut_above_back_matter_is_caught(ending: str) -> None:
+    text = PAD + "The deploy step copies the bundle and then the wor" + ending
+    assert "broken_ending" in {f.code for f in validate(text, settings=Settings()).findings}
+
+
+def test_wrapped_list_item_is_judged_as_one_item() -> None:
+    wrapped = (
+        "See also:\n\n- `queue.py` \u2014 the service every surface calls\n"
+        "- `watch.py` \u2014 detects the queue wedging\n  after we hand a post off"
+    )
+    report = validate(PAD + wrapped, settings=Settings())
+    assert report.approved
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "Set it with `multiqa settings set max_cha",
+        "The **important part is the retr",
+        "Read [the second coming of\nJava](http://example.org/2011/10/the-second-coming-of-j",
+    ],
+)
+def test_unbalanced_markup_on_the_last_line_is_a_cut(last: str) -> None:
+    assert "broken_ending" in {f.code for f in validate(PAD + last, settings=Settings()).findings}
+
+
+# Ported from upstream test_content_validator_truncation.py, TestDetectTruncatedContent: the
+# same shapes (cut mid-word, at a heading, in a link URL or text, in an HTML tag or a quote, hidden
+# in front of a Sources/References/Further Reading list) in our own wording.
+UPSTREAM_CUT = [
+    "## Read scaling\n\nReplicas help with reads, but writes need a different shape for th",
+    "The intro paragraph ends cleanly.\n\n### Wha",
+    "See [the forum thread](https://forum.example.org/t/sa",
+    "More in [the guide to conte",
+    'Body text.\n\n<h3 style="color: #94a3b8; margin-bottom: 1e',
+    "people kept asking in the same thread where someone used to just say 'ye",
+    "## Next steps\n\nTest both workloads apart. When we looked at the vendor's LocateA\n\n"
+    "## Sources\n- <https://example.org/discussions/97>\n",
+    "A sentence cut off at th\n\n## References\n1. <https://example.org/z>\n",
+    "A sentence cut off at th\n\n### Further Reading\n1. <https://example.org/z>\n",
+    "Done here.\n\n## Sources",
+    "## Steps\n- First do this.\n- Then the script will",
+]
+UPSTREAM_FINISHED = [
+    "All done. The end.",
+    "## Sources\n\n- <https://example.org/a>\n- <https://example.org/b>",
+    "Ends with a fence:\n\n```python\nx = 1\n```",
+    "| model | score |\n| --- | --- |\n| gemma | 82 |",
+    "The end, *emphasised*.",
+    'She said "done."',
+    "Final line.\n\n---",
+    "Ready to start?",
+    "## Closing\n\nBuild for that.\n\n## Sources\n- <https://example.org/a>\n",
+    "## Steps\n- First do this.\n- Then do that.",
+]
+
+
+@pytest.mark.parametrize("text", UPSTREAM_CUT)
+def test_upstream_truncation_shapes_are_caught(text: str) -> None:
+    report = validate(PAD + text, settings=Settings())
+    assert {"broken_ending", "unclosed_code_fence"} & {f.code for f in report.findings}
+    assert not report.approved
+
+
+@pytest.mark.parametrize("text", UPSTREAM_FINISHED)
+def test_upstream_finished_endings_pass_truncation(text: str) -> None:
+    codes = {f.code for f in validate(PAD + text, settings=Settings()).findings}
+    assert not codes & {"broken_ending", "unclosed_code_fence", "possibly_truncated"}
+
+
+# --- filler (stock phrases from public lists, see _style) ---
+
+
+def test_stock_phrases_warn_and_a_draft_made_of_them_is_rejected() -> None:
+    one = validate(PAD + "It's worth noting that caching plays a crucial role here." + END)
+    assert one.approved and "filler_phrase" in one.codes()
+    many = (
+        "In the realm of deployment, it's important to note that previews play a pivotal role. "
+        "Let's delve into the rich tapestry of options. First and foremost, their value cannot "
+        "be overstated, and it is more crucial than ever to harness the power of automation."
+    )
+    report = validate(PAD + many + END)
+    assert not report.approved
