@@ -73,6 +73,25 @@ _IMAGINED = re.compile(
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 
 
+_NARRATOR_LEADS = ("i ", "we ", "my team ", "our team ", "the team ")
+
+
+def _narrators(low: str) -> Iterator[re.Match[str]]:
+    """_NARRATOR's matches at word starts, tried only where a narrator's word is (the one-
+    and two-letter openings are too short for `re`'s own prefix search to skip ahead)."""
+    starts: set[int] = set()
+    for lead in _NARRATOR_LEADS:
+        pos = low.find(lead)
+        while pos != -1:
+            if pos == 0 or not (low[pos - 1].isalnum() or low[pos - 1] in "_'\u2019"):
+                starts.add(pos)
+            pos = low.find(lead, pos + 1)
+    for pos in sorted(starts):
+        match = _NARRATOR.match(low, pos)
+        if match is not None:
+            yield match
+
+
 def _sentence(low: str, start: int, end: int) -> tuple[int, int]:
     floor = max(0, start - 300)
     begin = floor
@@ -97,7 +116,7 @@ def first_person_anecdote(ctx: Context) -> Iterator[Hit]:
     seen_until = -1
     candidates: list[tuple[int, int, bool]] = []
     if not words.isdisjoint(("i", "we", "team")):
-        candidates += [(m.start(), m.end(), False) for m in word_matches(_NARRATOR, low)]
+        candidates += [(m.start(), m.end(), False) for m in _narrators(low)]
     if not words.isdisjoint(("my", "our")):
         candidates += [(m.start(), m.end(), True) for m in word_matches(_ACQUAINTANCE, low)]
     for start, end, known_person in sorted(candidates):

@@ -138,8 +138,8 @@ _KINDS = phrases(
     ),
     (
         "doubled tripled quadrupled grown grew increased boosted expanded",
-        rf"(?P<growth>{_WE} (?:doubled|tripled|quadrupled|grown|grew|increased|boosted|expanded)"
-        rf" (?:our|its) {_BIZ}(?![a-z]))",
+        rf"(?P<growth>(?P<verbfirst>doubled|tripled|quadrupled|grown|grew|increased|boosted"
+        rf"|expanded) (?:our|its) {_BIZ}(?![a-z]))",
     ),
     (
         "revenue revenues sales arr mrr turnover profit profits bookings base customers clients"
@@ -209,6 +209,13 @@ _KIND_LABEL = {
 
 
 @functools.lru_cache(maxsize=16)
+def _subject_before(company: str) -> re.Pattern[str]:
+    """The company as the subject, ending where a verb-first claim starts."""
+    name = re.escape(company.lower()) if company.strip() else "we"
+    return re.compile(rf"(?<![a-z]){_WE.replace('{company}', name)} $")
+
+
+@functools.lru_cache(maxsize=16)
 def _compiled(company: str) -> tuple[tuple[frozenset[str], re.Pattern[str]], ...]:
     name = re.escape(company.lower()) if company.strip() else "we"
     words = frozenset(company.lower().split())
@@ -256,6 +263,13 @@ def unconfirmed_company_claim(ctx: Context) -> Iterator[Hit]:
             if counted is None:
                 continue
             start = counted.start()
+        if "verbfirst" in match.re.groupindex:
+            subject = _subject_before(ctx.settings.company_name).search(
+                low, max(0, start - 60), start
+            )
+            if subject is None:
+                continue
+            start = subject.start()
         years = None
         if "years" in match.re.groupindex:
             if not low.endswith(", ", 0, start):

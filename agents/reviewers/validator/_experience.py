@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
-from agents.reviewers.validator._text import anchored, anchored_matches
+from agents.reviewers.validator._text import anchored, anchored_matches, word_matches
 from schemas.records import Severity
 
 FAMILY = "first_person"
@@ -284,15 +284,22 @@ _DIALOGUE = re.compile(
     r" (?:[\w-]{1,20} ){0,4}?[\w-]{2,20})"
     rf" {_SAID}(?![a-z])|{_SAID} (?:he|she|my|our) )"
 )
-# Script-style dialogue: 'Me: "Can we ship?"', 'My CTO: "Not today."'.
-_SCRIPT_LINE = re.compile(
+# Both are found from their rare part (a pattern opening with a lookbehind is tried at every
+# position): the colon and quote of a script line, the verb and quote of dialogue; the speaker
+# is then matched at the end of the text before it.
+_SCRIPT_QUOTE = re.compile(r":[ ]?\*{0,2}[\"\u201c]")
+_SCRIPT_SPEAKER = re.compile(
     r"(?<![\w'\u2019-])(?:me|i|my (?:[\w-]{1,20} ){0,3}?[\w-]{2,20}|our (?:[\w-]{1,20} ){0,3}?"
-    r"[\w-]{2,20})\*{0,2}: ?\*{0,2}[\"\u201c]"
+    r"[\w-]{2,20})\*{0,2}$"
 )
-_DIALOGUE_BEFORE = re.compile(
-    r"(?<![a-z])(?:he|she|they|i) (?:(?:[a-z]+ ){1,3}(?:and|then) )?"
-    rf"{_SAID}(?: (?:me|us|him|her|them))?"
+_SAID_QUOTE = re.compile(
+    rf"{_SAID.replace('(?:(?:[a-z]+ly|finally|just|then|once) )?', '', 1)}"
+    r"(?: (?:me|us|him|her|them))?"
     r"(?: (?:quietly|simply|flatly|finally))?[,:] ?[\"\u201c\u2018']"
+)
+_SPEAKER_BEFORE = re.compile(
+    r"(?<![a-z])(?:he|she|they|i) (?:(?:[a-z]+ ){1,3}(?:and|then) )?"
+    r"(?:(?:[a-z]+ly|finally|just|then|once) )?$"
 )
 _DIALOGUE_GATE = frozenset({"said", "told", "explained", "replied", "asked", "added", "laughed"})
 _DIALOGUE_GATE |= {"shrugged", "smiled", "insisted", "admitted", "whispered", "warned", "joked"}
@@ -315,13 +322,9 @@ def first_person_experience(ctx: Context) -> Iterator[Hit]:
         found += anchored_matches(_MONEY, low, ctx.words)
     if ctx.has_any(_DIALOGUE_GATE) and any(q in low for q in "\"'\u201c\u201d\u2018\u2019"):
         found += [(m.start(), m.end()) for m in _DIALOGUE.finditer(low)]
-        found += [(m.start(), m.end()) for m in _DIALOGUE_BEFORE.finditer(low)]
-    if ": " in low and ("my" in ctx.words or "our" in ctx.words or "me" in ctx.words):
-        found += [
-            (m.start(), m.end())
-            for m in _SCRIPT_LINE.finditer(low)
-            if m.start() == 0 or low[m.start() - 1] in "\n >*-"
-        ]
+        found += _dialogue_before(low)
+    if ":" in low and not ctx.words.isdisjoint(("my", "our", "me", "i")):
+        found += _script_lines(low)
     last_end = -1
     for start, end in sorted(found):
         if start < last_end:
@@ -329,3 +332,26 @@ def first_person_experience(ctx: Context) -> Iterator[Hit]:
         last_end = end
         text = ctx.prose[start:end]
         yield Hit(start, end, f"first-person experience the writer cannot have: {text!r}")
+
+
+def _dialogue_before(low: str) -> list[tuple[int, int]]:
+    """'She leaned back and said: "..."', 'I told him, "..."': from the verb, speaker before."""
+    found = []
+    for tail in word_matches(_SAID_QUOTE, low):
+        head = _SPEAKER_BEFORE.search(low, max(0, tail.start() - 60), tail.start())
+        if head is not None:
+            found.append((head.start(), tail.end()))
+    return found
+
+
+def _script_lines(low: str) -> list[tuple[int, int]]:
+    """Script-style dialogue at a line start: 'Me: "Can we ship?"', 'My CTO: "Not today."'."""
+    found = []
+    for quote in _SCRIPT_QUOTE.finditer(low):
+        speaker = _SCRIPT_SPEAKER.search(low, max(0, quote.start() - 90), quote.start())
+        if speaker is None:
+            continue
+        start = speaker.start()
+        if start == 0 or low[start - 1] in "\n >*-":
+            found.append((start, quote.end()))
+    return found

@@ -75,7 +75,7 @@ _FILLERS = tuple(
         ("important worth", rf"it(?:{_APOS}s| is) (?:important|worth|crucial|essential) to note"),
         ("worth", rf"it(?:{_APOS}s| is) worth noting(?![a-z])"),
         ("essential", rf"it(?:{_APOS}s| is) essential to consider(?![a-z])"),
-        ("testament", r"(?:stands|serves) as a testament(?![a-z])|(?:is|are) a testament to"),
+        ("testament", r"a testament(?![a-z])"),  # "stands as / is a testament to"
         (
             "role",
             r"plays? an? (?:crucial|pivotal|vital|key|significant|integral|critical) role"
@@ -86,7 +86,7 @@ _FILLERS = tuple(
         ("tapestry", r"(?:rich|intricate|vibrant) tapestry(?![a-z])"),
         ("plethora", r"a plethora of(?![a-z])"),
         ("world", r"in the (?:world|era) of(?![a-z])"),
-        ("delve", r"(?:let{_APOS}s )?delve (?:into|deeper)(?![a-z])".replace("{_APOS}", _APOS)),
+        ("delve", r"delve (?:into|deeper)(?![a-z])"),
         ("summary summarize sum", r"in summary,|to summari[sz]e,|to sum (?:it )?up,"),
         ("foremost", r"first and foremost(?![a-z])"),
         ("explore closer", rf"let{_APOS}s (?:explore|take a closer look)(?![a-z])"),
