@@ -32,8 +32,10 @@ from dataclasses import dataclass, field
 
 from agents.markdown import Fence, hidden_ranges
 from agents.reviewers.validator._core import Context, Hit, rule
+from agents.reviewers.validator._injection_address import HIDDEN_MODEL, HIDDEN_YOU, SQUASHED
 from agents.reviewers.validator._injection_phrases import (
     GATE_WORDS,
+    PROMPT_KINDS,
     WEAK_KINDS,
     Phrase,
     phrases_in,
@@ -125,11 +127,11 @@ class _Layout:
         for start, end in _alt_texts(content):
             if not layout.in_code(start, end):
                 layout.hidden.append((start, end, "in an image's alt text"))
-        layout.hidden.sort()
         if "<" in content:
             for match in _HIDDEN_HTML.finditer(content):
                 if not layout.in_code(match.start(), match.end()):
                     layout.hidden.append((match.start(2), match.end(2), "in text styled invisible"))
+        layout.hidden.sort()
         return layout
 
     def in_code(self, start: int, end: int) -> bool:
@@ -138,7 +140,10 @@ class _Layout:
     def hidden_by(self, start: int, end: int) -> str:
         if _inside(self.comments, start, end):
             return "in an HTML comment"
-        for lo, hi, why in self.hidden:
+        # The ranges are sorted by start; the ones that may hold `start` begin at or before it
+        # (a few back: an alt text inside a styled span; not every range, per phrase found).
+        index = bisect.bisect_right(self.hidden, (start, 1 << 62, "")) - 1
+        for lo, hi, why in reversed(self.hidden[max(0, index - 7) : index + 1]):
             if lo <= start < hi:
                 return why
         return ""
@@ -187,6 +192,7 @@ def scan(
     text: str,
     *,
     about: bool,
+    prompts: bool = False,
     layout: _Layout | None = None,
     view: View | None = None,
     words: frozenset[str] | None = None,
@@ -213,7 +219,10 @@ def scan(
                     )
                 )
     for start, end, rejoined in respaced(view) if may_be_spaced(view.text, words) else ():
-        for _, _, phrase in phrases_in(rejoined):
+        matched = phrases_in(rejoined)
+        if not matched and _SQUASHED.search(rejoined.replace(" ", "")):
+            matched = [(0, 0, _SQUASHED_PHRASE)]
+        for _, _, phrase in matched:
             raw.append(
                 (view.original(start), view.original_end(end), phrase, "with spaced letters")
             )
@@ -223,10 +232,41 @@ def scan(
     found = [
         f
         for start, end, phrase, disguise in raw
-        if (f := _judge(text, start, end, phrase.kind, phrase.language, disguise, about, layout))
+        if (
+            f := _judge(
+                text, start, end, phrase.kind, phrase.language, disguise, about, layout, prompts
+            )
+        )
     ]
     found.extend(_verdicts(text, view, about, layout))
+    if layout is not None:
+        found.extend(_hidden_address(text, layout))
     return _merge(found)
+
+
+_SQUASHED = re.compile(SQUASHED)
+_SQUASHED_PHRASE = Phrase("override", "English", _SQUASHED, frozenset())
+_HIDDEN_YOU = re.compile(HIDDEN_YOU)
+_HIDDEN_MODEL = re.compile(HIDDEN_MODEL)
+_MAX_HIDDEN = 200  # hidden places looked at per draft (a comment on every line is not read twice)
+
+
+def _hidden_address(text: str, layout: _Layout) -> Iterator[Found]:
+    """Hidden text that says "you must ..." about a prompt, instructions or a model: a warning
+    (an editor's note can read like it; an attempt phrase found in it rejects anyway)."""
+    places = [(lo, hi, "in an HTML comment") for lo, hi in layout.comments[:_MAX_HIDDEN]]
+    places.extend(layout.hidden[:_MAX_HIDDEN])
+    for lo, hi, where in places:
+        piece = text[lo : min(hi, lo + 4000)].lower()
+        you = _HIDDEN_YOU.search(piece)
+        if you is None or _HIDDEN_MODEL.search(piece) is None or layout.in_code(lo, hi):
+            continue
+        excerpt = " ".join(text[lo + you.start() : lo + you.start() + 120].split())[:80]
+        yield Found(
+            lo, hi, "address", "English", WARNING,
+            f"hidden text addressed to a model ({where}): {excerpt!r}; a person should decide "
+            "whether it is an editor's note",
+        )  # fmt: skip
 
 
 def _judge(
@@ -238,6 +278,7 @@ def _judge(
     disguise: str,
     about: bool,
     layout: _Layout | None,
+    prompts: bool = False,
 ) -> Found | None:
     excerpt = " ".join(text[start:end].split())[:80]
     hidden = disguise or (layout.hidden_by(start, end) if layout else "")
@@ -262,7 +303,10 @@ def _judge(
     # A table in an article about injection presents its cells (payload, what it tries).
     shown = in_code or quoted or (about and _in_table_row(text, start))
     if kind in WEAK_KINDS:
-        return None if about and (shown or _presents(text, start, end)) else unsure
+        # An article about prompting shows prompts ("I want you to act as ..."), as one about
+        # injection shows attacks.
+        example = about or (prompts and kind in PROMPT_KINDS)
+        return None if example and (shown or _presents(text, start, end)) else unsure
     if shown:
         if about:
             return None
@@ -274,11 +318,30 @@ def _judge(
     return attempt
 
 
+# How far around a phrase its line is read: a draft of one 2 MiB line with a phrase every few
+# words would otherwise be read whole for each of them (quadratic).
+_LINE_REACH = 2000
+
+
+def _line(text: str, start: int, end: int) -> tuple[int, int, bool]:
+    """[lo, hi) of the line holding text[start:end], at most `_LINE_REACH` characters each way,
+    and whether lo is the line's real start."""
+    lo_bound = max(0, start - _LINE_REACH)
+    newline = text.rfind("\n", lo_bound, start)
+    lo = newline + 1 if newline != -1 else lo_bound
+    hi_bound = min(len(text), end + _LINE_REACH)
+    newline = text.find("\n", end, hi_bound)
+    hi = newline if newline != -1 else hi_bound
+    return lo, hi, _at_line_start(text, lo)
+
+
+def _at_line_start(text: str, lo: int) -> bool:
+    return lo == 0 or text[lo - 1] == "\n"
+
+
 def _quoted(text: str, start: int, end: int) -> bool:
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end == -1 else line_end
-    if text[line_start:start].lstrip().startswith(">"):
+    line_start, line_end, real_start = _line(text, start, end)
+    if real_start and text[line_start:start].lstrip().startswith(">"):
         return True  # a blockquote
     before, after = text[line_start:start], text[end:line_end]
     for opening, closing in _QUOTES:
@@ -293,9 +356,10 @@ def _quoted(text: str, start: int, end: int) -> bool:
 
 
 def _in_table_row(text: str, start: int) -> bool:
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", start)
-    line = text[line_start : len(text) if line_end == -1 else line_end].strip()
+    line_start, line_end, real_start = _line(text, start, start)
+    if not real_start or (line_end < len(text) and text[line_end] != "\n"):
+        return False  # a line longer than the reach is no table row
+    line = text[line_start:line_end].strip()
     return line.startswith("|") and line.endswith("|") and line.count("|") >= 3
 
 
@@ -308,9 +372,10 @@ def _apostrophe_quote(before: str) -> bool:
 
 def _presents(text: str, start: int, end: int) -> bool:
     """The sentence around the phrase presents it (an example marker), as a lowercase window."""
-    lo = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start), start - 300, 0)
-    hi_candidates = [i for i in (text.find(". ", end), text.find("\n", end)) if i != -1]
-    hi = min([*hi_candidates, end + 300, len(text)])
+    reach = max(0, start - 300)
+    lo = max(text.rfind(". ", reach, start), text.rfind("\n", reach, start), reach)
+    hi_candidates = [i for i in (text.find(". ", end, end + 300), text.find("\n", end, end + 300))]
+    hi = min([i for i in hi_candidates if i != -1] + [end + 300, len(text)])
     window = (text[lo:start] + " " + text[end:hi]).lower()
     return bool(_PRESENTS.search(window))
 
@@ -414,6 +479,20 @@ def is_about_injection(*texts: str, words: frozenset[str] | None = None) -> bool
     return any(_ABOUT.search(t) for t in texts if t)
 
 
+_PROMPT_WORDS = frozenset({"prompt", "prompts", "prompting"})
+_ASSISTANT_WORDS = frozenset(
+    {"chatgpt", "assistant", "assistants", "llm", "llms", "ai", "chatbot", "chatbots", "gpt",
+     "model", "models", "claude", "gemini"}
+)  # fmt: skip
+
+
+def is_about_prompting(words: frozenset[str], title_low: str = "") -> bool:
+    """The draft is about writing prompts for a model (then a shown role prompt is an example)."""
+    title_words = frozenset(title_low.split())
+    both = words | title_words
+    return not both.isdisjoint(_PROMPT_WORDS) and not both.isdisjoint(_ASSISTANT_WORDS)
+
+
 # --- the rules ---------------------------------------------------------------------------------
 
 _CACHE = threading.local()
@@ -426,11 +505,12 @@ def _scan_context(ctx: Context) -> tuple[list[Found], list[Found]]:
         return cached[1], cached[2]
     title_low = ctx.title.lower()
     about = is_about_injection(ctx.content_lower, words=ctx.words) or is_about_injection(title_low)
+    prompts = is_about_prompting(ctx.words, title_low)
     view = normalize(ctx.content)
     words = ctx.words if view.text == ctx.content_lower else None
     layout = _Layout.of(ctx.content, ctx.fences)
-    content = scan(ctx.content, about=about, layout=layout, view=view, words=words)
-    title = scan(ctx.title, about=about)
+    content = scan(ctx.content, about=about, prompts=prompts, layout=layout, view=view, words=words)
+    title = scan(ctx.title, about=about, prompts=prompts)
     _CACHE.entry = (ctx, content, title)
     return content, title
 

@@ -16,11 +16,19 @@ marker, copied to fake a fence close), claim (the editor already approved this: 
 # ruff: noqa: RUF001  (the phrases are in other scripts on purpose)
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-WEAK_KINDS = frozenset({"claim"})
+from agents.reviewers.validator._injection_address import SPECS
+from agents.reviewers.validator._leads import leads
+
+# Weak alone: they warn in plain prose (a person decides) and reject only when hidden. The last
+# three are the wordings of `_injection_address` an ordinary sentence can share.
+WEAK_KINDS = frozenset({"claim", "roleplay", "hijack", "turn"})
+# Shown (code, quotes, blockquote) in an article about prompting, these are examples of prompts.
+PROMPT_KINDS = frozenset({"roleplay", "hijack", "turn"})
 
 # Who a reviewer-addressed instruction is aimed at (singular or plural).
 _R = (
@@ -87,7 +95,7 @@ def _p(
 
 
 _LEAD = re.compile(r"(?:(?:please|kindly|now|just|simply|so|and|then),?\s+){0,2}$")
-_SENTENCE_END = ".!?:;>\n(*-\"'\u201c"
+_SENTENCE_END = ".!?:;>\n(*-\"'\u201c["
 
 
 def _starts_sentence(text: str, start: int) -> bool:
@@ -310,7 +318,11 @@ PHRASES: tuple[Phrase, ...] = (
         "persona",
         _EN,
         "mode anything prompt",
-        r"(?:developer|dan|god|jailbreak|debug|admin) mode (?:enabled|activated|on|is on)(?![a-z])"
+        # Phones, editors and games have developer, debug, admin and god modes: those count only
+        # beside a model ("... mode enabled. You will respond as ...").
+        r"(?:dan|jailbreak) mode (?:enabled|activated|is on|on(?=\s*(?:[.,;:!)\]\"']|$)))(?![a-z])"
+        r"|(?:developer|god|debug|admin) mode (?:enabled|activated|is on)(?![a-z])(?=[^\n]{0,160}?"
+        r"(?:chat\s?gpt|\bgpt|\bai\b|language model|\bllm|you will (?:respond|answer|reply)))"
         r"|do anything now(?![a-z])|you are the system prompt",
         "developer dan god jailbreak debug admin now system",
     ),
@@ -426,12 +438,16 @@ PHRASES: tuple[Phrase, ...] = (
         "leak",
         _EN,
         "prompt instructions configuration secrets secret",
+        # "the instructions", "the configuration", "your secrets" are a reader's too ("print the
+        # instructions on the packet", "share your secrets in the comments").
         r"(?:reveal|print|show|repeat|output|display|leak|tell me|give me|provide|"
         r"share)\s+(?:me\s+)?"
         r"(?:your|the)\s+(?:full\s+|complete\s+|entire\s+|original\s+|hidden\s+|secret\s+|"
         r"initial\s+)?"
-        r"(?:system\s+prompt|initial prompt|instructions|configuration|secrets?|hidden prompt)"
-        r"(?![a-z])|complete text of the prompt",
+        r"(?:system\s+prompt|initial prompt|hidden prompt)(?![a-z])"
+        r"|(?:reveal|print|show|repeat|output|display|leak|tell me|give me)\s+(?:me\s+)?your\s+"
+        r"(?:full\s+|complete\s+|entire\s+|original\s+|hidden\s+|secret\s+|initial\s+)?"
+        r"(?:instructions|configuration|secret instructions)(?![a-z])|complete text of the prompt",
         "reveal print show repeat output display leak tell give provide share complete",
         "your the",
     ),
@@ -727,6 +743,11 @@ PHRASES: tuple[Phrase, ...] = (
         subs="무시",
     ),
 )
+# Instructions addressed to a model in the wording public attack lists use (issue 11).
+PHRASES += tuple(
+    _p(spec.kind, spec.language, spec.gates, spec.pattern, *spec.also, imperative=spec.imperative)
+    for spec in SPECS
+)
 
 
 # ASCII punctuation except what belongs to words (apostrophe, hyphen, underscore), as in
@@ -746,25 +767,54 @@ def words_of(text: str) -> frozenset[str]:
     return frozenset(ascii_only.decode("ascii").split())
 
 
+_MAX_LEADS = 32
 # A phrase is matched in windows around its gate words only: most patterns open with
 # alternations `re` cannot skip through quickly, and a draft is mostly other words.
 _BEFORE, _AFTER = 200, 320
 
 
-def _matches(phrase: Phrase, text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
+@functools.cache
+def _word_re(anchor: str) -> re.Pattern[str]:
+    """The anchor not followed by a letter or digit: `re` finds its literal opening at C speed
+    (a str.find loop stops at every "ai" inside "again" and "main" in Python)."""
+    return re.compile(re.escape(anchor) + r"(?![^\W_])")
+
+
+def _spots(text: str, anchor: str, whole_word: bool, cache: dict[str, list[int]]) -> list[int]:
+    """Where an anchor occurs (as a whole word unless `whole_word` is False), at most 2000,
+    computed once per text for all the phrases that share it."""
+    key = anchor if whole_word else "\0" + anchor
+    found = cache.get(key)
+    if found is None:
+        found = []
+        if whole_word:
+            for match in _word_re(anchor).finditer(text):
+                pos = match.start()
+                if pos == 0 or not text[pos - 1].isalnum():
+                    found.append(pos)
+                    if len(found) >= 2000:
+                        break
+        else:
+            pos = text.find(anchor)
+            while pos != -1 and len(found) < 2000:
+                found.append(pos)
+                pos = text.find(anchor, pos + len(anchor))
+        cache[key] = found
+    return found
+
+
+def _matches(
+    phrase: Phrase,
+    text: str,
+    words: frozenset[str],
+    cache: dict[str, list[int]] | None = None,
+) -> Iterator[re.Match[str]]:
+    cache = {} if cache is None else cache
     anchors = phrase.subs or tuple(phrase.gates & words)
     spots: list[int] = []
     for anchor in anchors:
-        pos = text.find(anchor)
-        while pos != -1 and len(spots) < 2000:
-            end = pos + len(anchor)
-            # a whole word (substring anchors of other scripts need no boundary)
-            if phrase.subs or (
-                (pos == 0 or not text[pos - 1].isalnum())
-                and (end >= len(text) or not text[end].isalnum())
-            ):
-                spots.append(pos)
-            pos = text.find(anchor, end)
+        # a whole word (substring anchors of other scripts need no boundary)
+        spots.extend(_spots(text, anchor, not phrase.subs, cache))
     if len(spots) > 200:  # a word on every line: one pass is cheaper than many windows
         yield from phrase.pattern.finditer(text)
         return
@@ -777,11 +827,43 @@ def _matches(phrase: Phrase, text: str, words: frozenset[str]) -> Iterator[re.Ma
         else:
             windows.append([lo, hi])
     seen: set[tuple[int, int]] = set()
+    starts = leads(phrase.pattern)
+    if starts is not None and len(starts) > _MAX_LEADS:
+        starts = None  # many openings: searching each in every window costs more than the scan
     for lo, hi in windows:
-        for match in phrase.pattern.finditer(text, lo, hi):
+        found = (
+            phrase.pattern.finditer(text, lo, hi)
+            if starts is None
+            else _lead_matches(phrase.pattern, starts, text, lo, hi)
+        )
+        for match in found:
             if match.span() not in seen:
                 seen.add(match.span())
                 yield match
+
+
+def _lead_matches(
+    pattern: re.Pattern[str], starts: tuple[str, ...], text: str, lo: int, hi: int
+) -> Iterator[re.Match[str]]:
+    """The pattern's matches in text[lo:hi] that start a word, tried only where one of its
+    literal openings (`_leads.leads`) occurs: a window scanned by `finditer` costs a regex attempt
+    at each of its ~500 characters, most patterns open with an alternation `re` cannot skip
+    through. Matches inside a word are dropped by `phrases_in` anyway."""
+    positions: list[int] = []
+    for lead in starts:
+        pos = text.find(lead, lo, hi)
+        while pos != -1:
+            if pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] == "_"):
+                positions.append(pos)
+            pos = text.find(lead, pos + 1, hi)
+    last_end = lo
+    for pos in sorted(positions):
+        if pos < last_end:
+            continue
+        match = pattern.match(text, pos, hi)
+        if match is not None:
+            last_end = max(match.end(), pos + 1)
+            yield match
 
 
 # Which phrases each gate word opens (a draft's words meet this index once, in C).
@@ -802,11 +884,12 @@ def phrases_in(text: str, words: frozenset[str] | None = None) -> list[tuple[int
     if not text.isascii() or "<<<" in text:
         candidates.update(_BY_SUBSTRING)
     found: list[tuple[int, int, Phrase]] = []
+    cache: dict[str, list[int]] = {}
     for index in sorted(candidates):
         phrase = PHRASES[index]
         if not phrase.may_match(text, words):
             continue
-        for match in _matches(phrase, text, words):
+        for match in _matches(phrase, text, words, cache):
             start = match.start()
             while start < match.end() and text[start] in " \n\t([>.!?:;-<":
                 start += 1  # the context the pattern needed before the phrase is not the phrase

@@ -139,7 +139,9 @@ def _disguise(text: str, how: str) -> str:
     if how == "spaced":
         words = text.split()[:8]
         return "  ".join(" ".join(word) for word in words)
-    if how == "lookalike":  # Cyrillic letters for Latin a, e, o, c, p (escapes: no confusables here)
+    if (
+        how == "lookalike"
+    ):  # Cyrillic letters for Latin a, e, o, c, p (escapes: no confusables here)
         table = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "c": "\u0441",
                                "p": "\u0440"})  # fmt: skip
         return text.translate(table)
@@ -149,7 +151,9 @@ def _disguise(text: str, how: str) -> str:
     return "".join(chr(ord(ch) + 0xFEE0) if "!" <= ch <= "~" else ch for ch in text)
 
 
-def _post(host: tuple[str, str, str, str], middle: str, *, footnote: str = "", end: str = "") -> str:
+def _post(
+    host: tuple[str, str, str, str], middle: str, *, footnote: str = "", end: str = ""
+) -> str:
     _, first, second, third = host
     parts = [first, middle, second, third]
     body = "\n\n".join(p for p in parts if p)
@@ -167,11 +171,11 @@ def _attack(host: tuple[str, str, str, str], payload: str, place: str) -> str:
     if place == "alt_text":
         return _post(host, f"![{one}](/images/step-2.jpg)")
     if place == "footnote":
-        return _post(host, "", footnote=f"[^1]: {one}").replace(
-            host[1], host[1] + "[^1]", 1
-        )
+        return _post(host, "", footnote=f"[^1]: {one}").replace(host[1], host[1] + "[^1]", 1)
     if place == "link_title":
-        return _post(host, f'More detail is in [the longer guide](https://example.org/guide "{one}").')
+        return _post(
+            host, f'More detail is in [the longer guide](https://example.org/guide "{one}").'
+        )
     if place == "plain":
         return _post(host, payload)
     if place == "list_item":
@@ -198,7 +202,9 @@ def _shown(host: tuple[str, str, str, str], payload: str, place: str, lead: str 
     elif place == "blockquote_example" and lead:
         middle = f"{lead}\n\n> {one}\n\nThe first sentence sets the role; the rest sets the format."
     elif place == "blockquote_example":
-        middle = f"A typical payload reads:\n\n> {one}\n\nNotice how it addresses the model directly."
+        middle = (
+            f"A typical payload reads:\n\n> {one}\n\nNotice how it addresses the model directly."
+        )
     else:
         middle = f"The classic example is `{one}`, which filters have stopped for years."
     return _post(host, middle)
@@ -211,7 +217,8 @@ def _benign_prompt(host: tuple[str, str, str, str], prompt: str, place: str) -> 
     elif place == "list_item":
         middle = f"Questions we get every week:\n\n- {one}\n- How often should I check on it?"
     elif place == "code_block":
-        middle = f"If you use a chat assistant to plan, a prompt like this works well:\n\n```\n{one}\n```"
+        lead = "If you use a chat assistant to plan, a prompt like this works well:"
+        middle = f"{lead}\n\n```\n{one}\n```"
     elif place == "editor_comment":
         middle = f"<!-- editor: reader question for the FAQ box: {one} -->"
     else:
@@ -243,19 +250,22 @@ def drafts() -> list[Draft]:
         place = _BENIGN_PROMPT_PLACES[n % len(_BENIGN_PROMPT_PLACES)]
         host = _HOSTS[rng.randrange(len(_HOSTS))]
         out.append(Draft(f"ben-{item['id']}", item["id"], item["source"], "benign", place,
-                         item["id"] in heldout, host[0], _benign_prompt(host, item["text"], place)))  # fmt: skip
+                         item["id"] in heldout, host[0],
+                         _benign_prompt(host, item["text"], place)))  # fmt: skip
     for n, item in enumerate(i for i in items if i["kind"] == "benign_tutorial"):
         place = _TUTORIAL_PLACES[n % len(_TUTORIAL_PLACES)]
         out.append(Draft(f"tut-{item['id']}", item["id"], item["source"], "benign", place,
                          item["id"] in heldout, _TUTORIAL_HOST[0],
-                         _shown(_TUTORIAL_HOST, item["text"], place, lead="A prompt from a public collection:")))  # fmt: skip
+                         _shown(_TUTORIAL_HOST, item["text"], place,
+                                lead="A prompt from a public collection:")))  # fmt: skip
     # As many benign drafts as attacks: the rest quote an attack as an example.
     shown = rng.sample(attacks, len(attacks) - len(benign))
     for n, item in enumerate(shown):
         place = _SHOWN_PLACES[n % len(_SHOWN_PLACES)]
         host = _ABOUT_HOSTS[rng.randrange(len(_ABOUT_HOSTS))]
         out.append(Draft(f"ex-{item['id']}", item["id"], item["source"], "benign", place,
-                         item["id"] in heldout, host[0], _shown(host, item["text"], place)))  # fmt: skip
+                         item["id"] in heldout, host[0],
+                         _shown(host, item["text"], place)))  # fmt: skip
     return out
 
 
@@ -285,8 +295,10 @@ class Figures:
 
     def line(self) -> str:
         return (
-            f"attacks caught {self.caught}/{self.attacks} ({100 * self.caught / max(1, self.attacks):.1f} %; "
-            f"rejected {self.attacks_rejected}), benign rejected {self.benign_rejected}/{self.benign} "
+            f"attacks caught {self.caught}/{self.attacks} "
+            f"({100 * self.caught / max(1, self.attacks):.1f} %; "
+            f"rejected {self.attacks_rejected}), "
+            f"benign rejected {self.benign_rejected}/{self.benign} "
             f"({100 * self.benign_rejected / max(1, self.benign):.1f} %), held for a person "
             f"{self.benign_review}"
         )
