@@ -34,6 +34,8 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 for extra in (BENCH, ROOT / "tests" / "agents" / "injection", ROOT / "tests" / "agents"):
     sys.path.insert(0, str(extra))
+# Last: `tests` imports from here, and the rules measured "before" come first in their child.
+sys.path.append(str(ROOT))
 
 # main just before issue 11's pass over the injection rule (the rule as issue 12 left it; issue
 # 12's own figures against the rule before it, fabc286, are in /work/notes/issue-12.md).
