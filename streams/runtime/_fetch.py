@@ -1,20 +1,40 @@
-"""The worker's Kafka consumer: Faust's, with a short broker-side fetch wait.
+"""The worker's Kafka consumer: Faust's aiokafka consumer with a short broker-side fetch wait
+(`QuickFetchConsumer`), and each fetched batch screened before Faust's per-message delivery
+(`ScreeningConsumer`, streams.runtime._screen).
 
-aiokafka keeps one fetch request in flight per broker, and a partition whose fetched records
-the app has not taken yet is left out of it; once they are taken, that partition can only be
-fetched again when the request in flight returns. The broker holds a fetch until one of its
-partitions has new data or `fetch_max_wait_ms` passed, which Faust 0.15.3 fixes at 1500 ms. So
+The fetch wait. aiokafka keeps one fetch request in flight per broker, and a partition whose
+fetched records the app has not taken yet is left out of it; once they are taken, that partition
+can only be fetched again when the request in flight returns. The broker holds a fetch until one of
+its partitions has new data or `fetch_max_wait_ms` passed, which Faust 0.15.3 fixes at 1500 ms. So
 the reviewer results of a draft that arrive right after the first one are fetched only when some
 other partition receives something, or 1.5 s later: at 20 drafts/s the aggregator saw the last
-result of a draft 40 ms (p50) to 380 ms (p99) after it was written (bench/bench_stream.py,
-paced). A short wait bounds that delay; an idle worker then sends one cheap empty fetch per wait.
-"""
+result of a draft 40 ms (p50) to 380 ms (p99) after it was written (bench/bench_stream.py, paced).
+A short wait bounds that delay; an idle worker then sends one cheap empty fetch per wait.
+
+The screen. Faust 0.15.3 delivers every fetched record on its own: a message object, the read-
+offset and gap bookkeeping, `wait_first` on two tasks per message, the conductor's lock, the
+agents' queues. For a bad event, or a dead letter the sinks only store, that machinery was most of
+its cost (py-spy, bench/bench_flood.py). `ScreeningConsumer.getmany` hands the whole batch to the
+app's `Screen` first, which decodes each record of a screened topic once and takes out what no
+agent must (or need) see, acknowledging those offsets itself once they are dealt with
+(`ack_offsets`: Faust's own ack bookkeeping, so commits move over them as over any acked message).
+The rest is delivered as Faust does, each with its decoded value remembered for the agents.
+
+Offsets taken out must not look like gaps to Faust's drain loop (it would mark them committable as
+soon as a later offset is acked, whatever became of them): before delivering a record that follows
+taken-out offsets, the partition's read offset is moved up to them."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from faust.transport.drivers import aiokafka as faust_aiokafka
+from faust.types import TP
+from faust.types.tuples import Message, ack_lock
+from mode.utils.futures import notify
+
+from streams.runtime.serde import remember_decoded
 
 
 class _QuickFetchThread(faust_aiokafka.AIOKafkaConsumerThread):
@@ -32,3 +52,83 @@ class QuickFetchConsumer(faust_aiokafka.Consumer):
 
     def _new_consumer_thread(self) -> faust_aiokafka.AIOKafkaConsumerThread:
         return _QuickFetchThread(self, loop=self.loop, beacon=self.beacon)
+
+
+class ScreeningConsumer(QuickFetchConsumer):
+    """See the module docstring."""
+
+    def committed_offset(self, tp: TP) -> int | None:
+        """The offset last committed (or read from the group at assignment) for `tp`."""
+        committed: int | None = self._committed_offset[tp]
+        return committed
+
+    def ack_offsets(self, tp: TP, offsets: Iterable[int]) -> None:
+        """Acknowledge offsets of `tp` that were never delivered as messages (what `ack` does for
+        a message, under the same lock). Offsets below the committed one are ignored."""
+        if not self.app.topics.acks_enabled_for(tp.topic):
+            return
+        with ack_lock:
+            committed = self._committed_offset[tp]
+            index = self._acked_index[tp]
+            acked = self._acked[tp]
+            for offset in offsets:
+                if (committed is None or offset >= committed) and offset not in index:
+                    index.add(offset)
+                    acked.append(offset)
+                    self._n_acked += 1
+            notify(self._waiting_for_ack)
+
+    async def getmany(self, timeout: float) -> AsyncIterator[tuple[TP, Message]]:  # noqa: ASYNC109
+        """Faust's `Consumer.getmany`, with the batch screened first (module docstring)."""
+        records, active_partitions = await self._wait_next_records(timeout)
+        generation_id = self.app.consumer_generation_id
+        if records is None or self.should_stop:
+            return
+        if not self.flow_active:
+            self.log.dev("getmany called while flow not active. Seek back to committed offsets.")
+            try:
+                await self.perform_seek()
+            except Exception as ex:
+                self.log.warning(f"exception performing seek when flow not active {ex}")
+            return
+        screen = getattr(self.app, "screen", None)
+        values: dict[tuple[TP, int], Any] = {}
+        removed: dict[TP, set[int]] = {}
+        if screen is not None and records and any(screen.screens(tp.topic) for tp in records):
+            records, values, removed = await screen.sift(self, records)
+            if self.app.consumer_generation_id != generation_id or not self.flow_active:
+                return  # a rebalance meanwhile: Faust seeks to the committed offsets again
+        read_offset = self._read_offset
+        to_message = self._to_message
+        complete = True
+        for tp, record in self.scheduler.iterate(records):
+            if not self.flow_active or self.app.consumer_generation_id != generation_id:
+                complete = False
+                break
+            if (
+                active_partitions is None
+                or tp in active_partitions
+                or (tp in self._buffered_partitions)
+            ):
+                offset = record.offset
+                gone = removed.get(tp)
+                if gone:
+                    last = read_offset.get(tp)
+                    if (
+                        last is not None
+                        and offset - last > 1
+                        and all(o in gone for o in range(last + 1, offset))
+                    ):
+                        read_offset[tp] = offset - 1  # no gap: those offsets are acked by us
+                self.app.monitor.track_tp_end_offset(tp, self.highwater(tp))
+                message = to_message(tp, record)
+                value = values.get((tp, offset))
+                if value is not None:
+                    remember_decoded(message, value)
+                yield tp, message
+        if complete:
+            for tp, gone in removed.items():
+                last = read_offset.get(tp)
+                top = max(gone)
+                if last is None or top > last:
+                    read_offset[tp] = top

@@ -19,10 +19,12 @@ it, because Faust may have committed past skipped events and have nothing left t
 would reveal the gap. Faust's own commits then only decide where fetching restarts, never what
 the table contains.
 
-Bad events are a run the aggregator never sees: `streams.runtime._screen` parks them before any
-agent gets them, and tells this class (`parked`) which offsets it parked, so the next valid event
-after a run is applied (not taken for a gap) once the run's dead letters are delivered, and a run
-at the end of a partition is covered by the parker's marker (`cover`).
+Bad events are a run the aggregator never sees: `streams.runtime._screen` parks them (their dead
+letters delivered) before the batch holding them reaches any agent, and tells this class
+(`parked`) which offsets it parked: applying an event moves the expected offset over the parked
+run after it, a valid event after a run not yet jumped is admitted when the run is parked, and a
+run with nothing valid after it is recorded by the parker itself once the table reaches it
+(`cover`).
 
 Never forward. The consumer is the whole process's (streams.runtime.app: one Faust app per worker),
 so a seek moves every agent reading that partition: the reviewers on qa.drafts, the sinks on
@@ -63,11 +65,11 @@ def is_offset_key(key: str) -> bool:
 class ParkedOffsets(Protocol):
     """What InputOffsets asks the bad-event parker (streams.runtime._screen.Parker)."""
 
-    async def settled(self, tp: TP, offset: int) -> None: ...
-
     def covers(self, tp: TP, start: int, end: int) -> bool: ...
 
     def applied(self, tp: TP, next_offset: int) -> None: ...
+
+    def run_end(self, tp: TP, offset: int) -> int: ...
 
 
 @dataclass
@@ -113,13 +115,12 @@ class InputOffsets:
             self.skipped += 1
             return False  # applied already: a re-delivery
         parked = self.parked
-        if parked is not None:
-            # The events in between may be bad ones, parked: wait for their dead letters.
-            await parked.settled(tp, offset)
-            if parked.covers(tp, expected, offset):
-                parked.applied(tp, offset)
-                self._seeking.pop(tp, None)
-                return True
+        # The events in between may be bad ones, parked (their dead letters are delivered before
+        # the batch holding them reaches the agent: nothing to wait for).
+        if parked is not None and parked.covers(tp, expected, offset):
+            parked.applied(tp, offset)
+            self._seeking.pop(tp, None)
+            return True
         self.skipped += 1
         if tp not in self._seeking or self._seeking[tp].expected != expected:
             log.warning(
@@ -134,8 +135,14 @@ class InputOffsets:
         return False
 
     def applied(self, tp: TP, offset: int) -> None:
-        """Record that the event at `offset` is in the table (call after its entry is stored)."""
-        self._table[offset_key(tp)] = {"next": offset + 1}
+        """Record that the event at `offset` is in the table (call after its entry is stored),
+        and the parked run right after it, if any."""
+        nxt = offset + 1
+        parked = self.parked
+        if parked is not None:
+            nxt = parked.run_end(tp, nxt)
+            parked.applied(tp, nxt)
+        self._table[offset_key(tp)] = {"next": nxt}
 
     def cover(self, tp: TP, next_offset: int) -> bool:
         """A parked run of `tp` ends below `next_offset`: record it as done when everything

@@ -1,79 +1,77 @@
-"""Bad events on the aggregator's inputs (qa.drafts, qa.reviews) taken out before any agent sees
-them: a flood of them is parked at the speed the broker takes dead letters, and the valid events
-queued behind it are not held up.
+"""Bad events on the aggregator's inputs (qa.drafts, qa.reviews) taken out of each fetched batch,
+below Faust's per-message delivery, so a flood of them is parked at the pace of the codec and the
+broker, and the valid events queued behind it are not held up.
 
-Every message of those topics is decoded once, by the screen, before Faust hands it to the
-process's agents (`ScreeningConductor`, Faust's conductor with the screen in front of each
-partition's handler). A valid one goes on to the agents with its decoded value (the agents'
-schemas reuse it: `streams.serde.remember_decoded`). A bad one (undecodable, another record
-type, or keyed by something other than its draft_id) reaches no agent:
+`streams.runtime._fetch.ScreeningConsumer` hands every fetched batch to `Screen.sift` before Faust
+turns records into messages. Each record of a screened topic is decoded once (the agents reuse the
+value: `streams.runtime.serde.remember_decoded`). A bad one (undecodable, another record type, or
+keyed by something other than its draft_id) never becomes a Faust message and reaches no agent:
 
 - in a process that runs the aggregator (the role that owns these topics' bad events), the
-  `Parker` publishes one dead letter for it (consumer "aggregator") without waiting for the
-  broker, and acknowledges it once the aggregator's table records its offset as done;
+  `Parker` publishes the dead letters of the whole batch together (consumer "aggregator"), waits
+  until the broker has every one, and only then acknowledges their offsets and lets the batch's
+  valid events through. So a committed offset is always past delivered dead letters only;
 - in any other process it is acknowledged at once and counted (`Screen.skipped`): another
-  group's aggregator parks it. So a bad event is one dead letter, whatever the role layout.
+  group's aggregator parks it. A bad event is one dead letter, whatever the role layout.
 
-Why the table must record the offsets (streams._offsets): the aggregator applies each input
-partition's events strictly in offset order, from the offset its table expects. The parked
-offsets are a run it never sees, so it accepts a jump over them (`Parker.covers`) once their dead
-letters are delivered, and the table's next offset then covers them. A run with no valid event
-after it is covered by a marker: the parker sends one message per partition and batch to the
-aggregator's deadlines topic (header `multiqa-parked`), the aggregator writes the partition's next
-offset in its table (one changelog write for the whole run, not one per bad event) and, once that
-write is delivered, the parker acknowledges the run. A bad event is therefore acknowledged only
-after both its dead letter and the table's record of it are in Kafka: after a crash, the events
-the table does not cover are parked again (the same source topic, partition and offset: at least
-once, in that window only), those it covers are skipped.
+Exactly once, crash or not (the nearest real thing, stated in docs/design.md): an offset below the
+group's committed offset, below the offset the aggregator's table expects, or parked already by
+this process is never parked again. What remains is a crash after a batch's dead letters are
+delivered and before the commit that covers them: the next owner reads that batch again. For
+that window each dead letter carries a `multiqa-source` header (consumer, topic, partition,
+offset) and the dead letters of one input partition all go to one dead-letter partition; the
+first time a process parks on an input partition it reads that dead-letter partition back from
+shortly before the oldest record it is about to park (`DeadLetterLedger`), and skips what is
+there already.
+
+The aggregator applies each input partition's events strictly in offset order from the offset its
+table expects (streams.runtime._offsets). The parked offsets are a run it never sees: after
+applying an event it jumps over the run that follows (`run_end`), a valid event after a run it
+has not jumped yet is admitted when the run is parked (`covers`), and a run with nothing valid
+after it is recorded in the table directly (`InputOffsets.cover`, written at the next flush) when
+the table has reached it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
-import faust
-from faust.transport.conductor import Conductor
 from faust.types import TP
-from faust.types.tuples import Message
 
 from agents.retry import Backoff
 from schemas import DraftSubmitted, ReviewerResult, WrongRecordTypeError
-from streams.runtime.deadletter import DeadLetters
-from streams.runtime.serde import Undecodable, remember_decoded
+from streams.runtime.deadletter import DeadLetterLedger, DeadLetters
+from streams.runtime.serde import Undecodable
 from streams.runtime.topics import misrouted
 
 log = logging.getLogger(__name__)
 
+# Old markers (a parked run at the end of a partition) may still be on the deadlines topic of a
+# deployment that ran the earlier parker: the aggregator still reads them (`read_marker`).
 PARKED_HEADER = "multiqa-parked"
-# Dead letters delivered before the parker asks the aggregator to cover their offsets (and a
-# marker is sent whenever the parker has nothing else in flight).
-COVER_EVERY = 2000
-# Backoff while the broker refuses a dead letter (the one policy, agents.retry).
+# Dead letters sent before waiting for the broker's answer (what a flood holds in memory at once).
+CHUNK = 2000
+# Backoff while the broker refuses dead letters (the one policy, agents.retry).
 _BACKOFF = Backoff(initial=0.5, factor=2.0, cap=5.0)
 
 
-def bad_event_error(message: Message, value: Any) -> BaseException | None:
-    """Why `value` (decoded from `message` of an aggregator input) is a bad event, or None."""
+def bad_event_error(topic: str, key: bytes | None, value: Any) -> BaseException | None:
+    """Why `value` (decoded from a record of an aggregator input) is a bad event, or None."""
     if isinstance(value, Undecodable):
         return value.error
     if isinstance(value, DraftSubmitted | ReviewerResult):
-        key = message.key
         text = None if key is None else bytes(key).decode("utf-8", "surrogateescape")
         return misrouted(text, value.draft_id)
-    return WrongRecordTypeError(f"{type(value).__name__} on {message.topic!r} is not expected")
+    return WrongRecordTypeError(f"{type(value).__name__} on {topic!r} is not expected")
 
 
-def parked_marker(tp: TP, next_offset: int) -> bytes:
-    return f"{tp.topic}\n{tp.partition}\n{next_offset}".encode()
-
-
-def is_marker(message: Message) -> bool:
-    """True for the parker's markers on the deadlines topic (the aggregator's nudges have no
-    headers)."""
+def is_marker(message: Any) -> bool:
+    """True for the earlier parker's markers on the deadlines topic (nudges have no headers)."""
     headers = message.headers or ()
     names = headers.keys() if isinstance(headers, Mapping) else (h[0] for h in headers)
     return PARKED_HEADER in names
@@ -84,190 +82,260 @@ def read_marker(value: bytes) -> tuple[TP, int]:
     return TP(topic, int(partition)), int(offset)
 
 
+class _Runs:
+    """Disjoint sorted [start, end) runs of offsets, merged as they are added."""
+
+    __slots__ = ("ends", "starts")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def add(self, offset: int) -> None:
+        i = bisect.bisect_right(self.starts, offset) - 1
+        if i >= 0 and self.starts[i] <= offset < self.ends[i]:
+            return
+        if i >= 0 and self.ends[i] == offset:
+            self.ends[i] = offset + 1
+        else:
+            i += 1
+            self.starts.insert(i, offset)
+            self.ends.insert(i, offset + 1)
+        if i + 1 < len(self.starts) and self.starts[i + 1] == self.ends[i]:
+            self.ends[i] = self.ends.pop(i + 1)
+            self.starts.pop(i + 1)
+
+    def __contains__(self, offset: int) -> bool:
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return i >= 0 and offset < self.ends[i]
+
+    def end_from(self, offset: int) -> int:
+        """The end of the run holding `offset`, or `offset` when none does."""
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return self.ends[i] if i >= 0 and offset < self.ends[i] else offset
+
+    def covers(self, start: int, end: int) -> bool:
+        return start >= end or self.end_from(start) >= end
+
+    def trim(self, below: int) -> None:
+        while self.starts and self.ends[0] <= below:
+            self.starts.pop(0)
+            self.ends.pop(0)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+
+class Acker(Protocol):
+    """What the parker needs of the consumer (streams.runtime._fetch.ScreeningConsumer)."""
+
+    def ack_offsets(self, tp: TP, offsets: Iterable[int]) -> None: ...
+
+    def committed_offset(self, tp: TP) -> int | None: ...
+
+
+class Table(Protocol):
+    """What the parker needs of the aggregator's input offsets (streams.runtime._offsets)."""
+
+    def expected(self, tp: TP) -> int | None: ...
+
+    def cover(self, tp: TP, next_offset: int) -> bool: ...
+
+
 class Parker:
-    """Publishes the dead letters of one process's bad input events in the background and
-    acknowledges each once the aggregator's table covers its offset (module docstring)."""
+    """Parks the bad events of one process's fetched batches (module docstring)."""
 
     def __init__(
         self,
-        app: faust.App,
         dead_letters: DeadLetters,
         *,
-        expected: Callable[[TP], int | None],
-        markers: faust.TopicT,
+        table: Table,
+        wrote: Callable[[], None] = lambda: None,
+        owned: Callable[[TP], bool] = lambda tp: True,
+        ledger: DeadLetterLedger | None = None,
     ) -> None:
-        self.app = app
         self.dead_letters = dead_letters
-        self.expected = expected
-        self.markers = markers
-        self.parked = 0
-        # Per partition, offsets taken and not yet covered by the table: offset -> delivered.
-        self._offsets: dict[TP, dict[int, bool]] = {}
-        self._in_flight: deque[tuple[Message, BaseException, Any]] = deque()
-        self._uncovered: dict[TP, list[Message]] = {}
-        self._covering: dict[TP, list[Message]] = {}
-        self._since_cover = 0
-        self._wake = asyncio.Event()
-        self._progress = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self.table = table
+        self.wrote = wrote  # the table has a change to flush
+        self.owned = owned
+        self.ledger = ledger
+        self.parked = 0  # dead letters this process delivered
+        self.known = 0  # bad events skipped because they were parked before
+        self._taken: dict[TP, _Runs] = {}  # per partition, offsets parked and delivered
 
-    async def park(self, message: Message, error: BaseException) -> None:
-        tp = message.tp
-        if self.app.in_recovery:
-            # The table is incomplete: as the aggregator does, let it go; the aggregator's resync
-            # seeks back to the offset the recovered table expects, and it comes again.
-            message.ack(self.app.consumer)
-            return
-        expected = self.expected(tp)
-        offsets = self._offsets.setdefault(tp, {})
-        if (expected is not None and message.offset < expected) or message.offset in offsets:
-            message.ack(self.app.consumer)  # parked already: a re-delivery
-            return
-        offsets[message.offset] = False
-        fut = await self.dead_letters.send(message, error)
-        self.parked += 1
-        self._in_flight.append((message, error, fut))
-        if self._task is None or self._task.done():
-            self._task = asyncio.ensure_future(self._deliver())
-        self._wake.set()
-
-    async def _deliver(self) -> None:
-        in_flight = self._in_flight
-        while True:
-            while not in_flight:
-                await self._cover_all()
-                self._wake.clear()
-                await self._wake.wait()
-            message, error, fut = in_flight[0]
-            await self._delivered(message, error, fut)
-            in_flight.popleft()
-            offsets = self._offsets.get(message.tp)
-            if offsets is not None and message.offset in offsets:
-                offsets[message.offset] = True
-                self._uncovered.setdefault(message.tp, []).append(message)
-            self._progress.set()
-            self._since_cover += 1
-            if self._since_cover >= COVER_EVERY:
-                await self._cover_all()
-
-    async def _delivered(self, message: Message, error: BaseException, fut: Any) -> None:
-        attempt = 0
-        while True:
-            try:
-                await fut
+    async def park(
+        self, acker: Acker, bad: Mapping[TP, Sequence[tuple[Any, BaseException]]]
+    ) -> None:
+        """Publish one dead letter for each bad record not parked before, wait until the broker
+        has them all (retrying those refused while the partition is ours), record and acknowledge
+        every offset. A partition lost meanwhile is left unacknowledged: its next owner parks
+        what it finds (and skips what is in the dead-letter topic already)."""
+        to_send: list[tuple[Any, BaseException]] = []
+        earlier: dict[TP, set[int]] = {}
+        if self.ledger is not None and any(self.ledger.needs(tp) for tp in bad):
+            # Once per partition and assignment: what a previous owner parked and did not
+            # commit is in the dead-letter topic; taken as parked (it is: delivered).
+            earlier = await self.ledger.parked(self.dead_letters.consumer, dict(bad))
+        for tp, items in bad.items():
+            runs = self._taken.setdefault(tp, _Runs())
+            floor = max(self.table.expected(tp) or 0, acker.committed_offset(tp) or 0)
+            for offset in earlier.get(tp, ()):
+                if offset >= floor:
+                    runs.add(offset)
+            fresh = [(r, e) for r, e in items if r.offset >= floor and r.offset not in runs]
+            self.known += len(items) - len(fresh)
+            to_send.extend(fresh)
+        # In chunks: a flood fetched as one batch of 10,000 would otherwise hold every dead
+        # letter (and the producer's buffers for all of them) at once.
+        for start in range(0, len(to_send), CHUNK):
+            chunk = to_send[start : start + CHUNK]
+            if not await self._deliver(chunk):
                 return
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                delay = _BACKOFF.delay(attempt + 1)
-                attempt += 1
-                log.warning("a dead letter was not delivered (%r); retrying in %.1f s", exc, delay)
-                await asyncio.sleep(delay)
-                fut = await self.dead_letters.send(message, error)
+            self.parked += len(chunk)
+        for tp, items in bad.items():
+            runs = self._taken[tp]
+            for record, _ in items:
+                runs.add(record.offset)
+            acker.ack_offsets(tp, (r.offset for r, _ in items))
+            self._cover_tail(tp)
 
-    async def _cover_all(self) -> None:
-        """Ask the aggregator to cover every delivered run (one marker per partition)."""
-        self._since_cover = 0
-        uncovered, self._uncovered = self._uncovered, {}
-        for tp, messages in uncovered.items():
-            self._covering.setdefault(tp, []).extend(messages)
-            next_offset = max(m.offset for m in messages) + 1
-            await self.markers.send(
-                key=b"", value=parked_marker(tp, next_offset), partition=tp.partition,
-                headers={PARKED_HEADER: b"1"},
-            )  # fmt: skip
+    async def _deliver(self, items: list[tuple[Any, BaseException]]) -> bool:
+        """Send every dead letter and wait for the broker; refused ones are sent again with
+        backoff, in this call (nothing in the background that could die unseen). False when a
+        partition of them was lost meanwhile (nothing is acknowledged then)."""
+        pending = items
+        attempt = 0
+        while pending:
+            failed: list[tuple[Any, BaseException]] = []
+            futures: list[Any] = []
+            try:
+                for record, error in pending:
+                    futures.append(await self.dead_letters.send(record, error))
+            except Exception as exc:  # e.g. the producer restarting: every unsent one again
+                log.warning("dead letters could not be sent (%r)", exc)
+                failed = pending[len(futures) :]
+            # One by one, not gather(): the futures of a produce batch complete together, so
+            # after the first wait the rest are done and cost no callback each.
+            for item, fut in zip(pending, futures, strict=False):
+                try:
+                    await fut
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    failed.append(item)
+            if not failed:
+                return True
+            if not all(self.owned(_tp_of(r)) for r, _ in failed):
+                log.warning("partition lost while its dead letters were refused; not acked")
+                return False
+            attempt += 1
+            delay = _BACKOFF.delay(attempt)
+            log.warning("%d dead letters not delivered; retrying in %.1f s", len(failed), delay)
+            await asyncio.sleep(delay)
+            pending = failed
+        return True
 
-    async def settled(self, tp: TP, offset: int) -> None:
-        """Wait until every dead letter of `tp` below `offset` is delivered."""
-        offsets = self._offsets.get(tp)
-        while offsets and any(not done for o, done in offsets.items() if o < offset):
-            self._progress.clear()
-            await self._progress.wait()
+    def _cover_tail(self, tp: TP) -> None:
+        """A parked run the table has reached (nothing valid left before it) is recorded there
+        now: a run with nothing valid after it would otherwise wait for the next valid event."""
+        runs = self._taken.get(tp)
+        expected = self.table.expected(tp)
+        if not runs or expected is None or not self.owned(tp):
+            return
+        end = runs.end_from(expected)
+        if end > expected and self.table.cover(tp, end):
+            self.wrote()
+            runs.trim(end)
 
+    # --- what the aggregator's input offsets ask (streams.runtime._offsets.ParkedOffsets) --------
     def covers(self, tp: TP, start: int, end: int) -> bool:
         """True when every offset of `tp` in [start, end) is parked and delivered."""
-        offsets = self._offsets.get(tp)
-        if not offsets:
-            return start >= end
-        return all(offsets.get(o) for o in range(start, end))
+        runs = self._taken.get(tp)
+        return start >= end if runs is None else runs.covers(start, end)
+
+    def run_end(self, tp: TP, offset: int) -> int:
+        """Where the parked run starting at `offset` ends (`offset` itself when none does)."""
+        runs = self._taken.get(tp)
+        return offset if runs is None else runs.end_from(offset)
 
     def applied(self, tp: TP, next_offset: int) -> None:
         """The table now expects `next_offset` on `tp`: forget what is below it."""
-        offsets = self._offsets.get(tp)
-        if offsets:
-            for o in [o for o in offsets if o < next_offset and offsets[o]]:
-                del offsets[o]
-
-    def release(self, tp: TP, next_offset: int) -> None:
-        """The table's record of `tp` up to `next_offset` is delivered: acknowledge the bad
-        events it covers."""
-        covering = self._covering.get(tp)
-        if not covering:
-            return
-        keep = []
-        consumer = self.app.consumer
-        for message in covering:
-            if message.offset < next_offset:
-                message.ack(consumer)
-            else:
-                keep.append(message)
-        self._covering[tp] = keep
-        expected = self.expected(tp)
-        if expected is not None:
-            self.applied(tp, expected)
+        runs = self._taken.get(tp)
+        if runs is not None:
+            runs.trim(next_offset)
 
     def forget(self, assigned: Iterable[TP]) -> None:
-        """Drop what is kept for partitions no longer assigned (left unacknowledged)."""
+        """Drop what is kept for partitions no longer assigned."""
         current = set(assigned)
-        for state in (self._offsets, self._uncovered, self._covering):
-            for tp in [tp for tp in state if tp not in current]:
-                del state[tp]
+        for tp in [tp for tp in self._taken if tp not in current]:
+            del self._taken[tp]
+        if self.ledger is not None:
+            self.ledger.forget(current)
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        if self.ledger is not None:
+            await self.ledger.close()
+
+
+def _tp_of(record: Any) -> TP:
+    return TP(record.topic, record.partition)
 
 
 class Screen:
-    """Takes bad events of the aggregator's inputs out before the agents (module docstring)."""
+    """Takes bad events of the aggregator's inputs out of each fetched batch (module docstring);
+    with an `audit` lane (the sinks), takes the dead-letter topic's records to it too."""
 
-    def __init__(self, app: faust.App, schemas: dict[str, Any]) -> None:
-        self.app = app
+    def __init__(self, schemas: dict[str, Any]) -> None:
         self.schemas = schemas  # topic name -> the EventSchema its agents decode with
         self.parker: Parker | None = None
+        self.audit: Any = None  # streams.runtime.deadletter.AuditLane when the sinks run here
         self.skipped: Counter[str] = Counter()  # bad events acked unparked, per topic
 
     def screens(self, topic: str) -> bool:
-        return topic in self.schemas
+        return topic in self.schemas or (self.audit is not None and topic == self.audit.topic)
 
-    async def take(self, message: Message) -> bool:
-        """True when `message` is a bad event (parked or skipped: no agent gets it)."""
-        value = self.schemas[message.topic].loads_value(self.app, message)
-        error = bad_event_error(message, value)
-        if error is None:
-            remember_decoded(message, value)
-            return False
-        if self.parker is None:
-            self.skipped[message.topic] += 1
-            message.ack(self.app.consumer)
-        else:
-            await self.parker.park(message, error)
-        return True
+    async def sift(
+        self, acker: Acker, records: Mapping[TP, list[Any]]
+    ) -> tuple[dict[TP, list[Any]], dict[tuple[TP, int], Any], dict[TP, set[int]]]:
+        """(the records to deliver, their decoded values, the offsets taken out per partition).
+        Bad records are parked (or skipped) and acknowledged before this returns."""
+        keep: dict[TP, list[Any]] = {}
+        values: dict[tuple[TP, int], Any] = {}
+        removed: dict[TP, set[int]] = {}
+        bad: dict[TP, list[tuple[Any, BaseException]]] = {}
+        audit = self.audit
+        for tp, batch in records.items():
+            topic = tp.topic
+            if audit is not None and topic == audit.topic:
+                removed[tp] = {r.offset for r in batch}
+                await audit.put(acker, tp, batch)
+                continue
+            schema = self.schemas.get(topic)
+            if schema is None:
+                keep[tp] = batch
+                continue
+            good = []
+            for record in batch:
+                value = schema.decode_bytes(record.value)
+                error = bad_event_error(topic, record.key, value)
+                if error is None:
+                    good.append(record)
+                    values[tp, record.offset] = value
+                else:
+                    bad.setdefault(tp, []).append((record, error))
+            if len(good) < len(batch):
+                removed[tp] = {r.offset for r, _ in bad[tp]}
+            if good:
+                keep[tp] = good
+        if bad:
+            if self.parker is None:
+                for tp, items in bad.items():
+                    self.skipped[tp.topic] += len(items)
+                    acker.ack_offsets(tp, (r.offset for r, _ in items))
+            else:
+                await self.parker.park(acker, bad)
+        return keep, values, removed
 
-
-class ScreeningConductor(Conductor):
-    """Faust's conductor with the app's `Screen` in front of each screened partition."""
-
-    def _build_handler(self, tp: TP, channels: Any) -> Any:
-        deliver = super()._build_handler(tp, channels)
-        screen: Screen | None = getattr(self.app, "screen", None)
-        if screen is None or not screen.screens(tp.topic):
-            return deliver
-        take = screen.take
-
-        async def on_message(message: Message) -> None:
-            if not await take(message):
-                await deliver(message)
-
-        return on_message
+    async def close(self) -> None:
+        if self.audit is not None:
+            await self.audit.close()

@@ -89,7 +89,7 @@ from streams.runtime._guard import HandleGuard
 from streams.runtime._offsets import InputOffsets
 from streams.runtime._screen import Parker, is_marker, read_marker
 from streams.runtime.config import StreamConfig
-from streams.runtime.deadletter import DeadLetters
+from streams.runtime.deadletter import DeadLetterLedger, DeadLetters
 from streams.runtime.observe._logs import draft_context
 from streams.runtime.observe._metrics import record_decision
 from streams.runtime.serde import EventSchema, Undecodable
@@ -283,7 +283,15 @@ class Aggregator:
         self._flushing = False
         # Bad input events never reach the agent: the process's screen hands them to this
         # parker (streams.runtime._screen), which the offsets consult to jump over them.
-        self.parker = Parker(app, dead_letters, expected=self.offsets.expected, markers=self.nudges)
+        self.parker = Parker(
+            dead_letters,
+            table=self.offsets,
+            wrote=self._changed.set,
+            owned=self._owns,
+            ledger=DeadLetterLedger(
+                config.bootstrap_servers, config.dead_letters_topic, config.partitions
+            ),
+        )
         self.offsets.parked = self.parker
         # A failure while applying an event retries it or parks it; it never loses it.
         self.guarded = HandleGuard(self.handle, owned=self._owns, park=self._park_failed)
@@ -298,12 +306,7 @@ class Aggregator:
         # its changes is delivered (the flusher, OrderedAcks).
         manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
 
-        async def ack(event: EventT[Any]) -> None:
-            await manual.ack(event)
-            if isinstance(event.value, Parked):  # the run it covers is in the changelog now
-                self.parker.release(event.value.tp, event.value.next_offset)
-
-        acks = self._acks = OrderedAcks(ack, name="aggregator")
+        acks = self._acks = OrderedAcks(manual.ack, name="aggregator")
         flusher = asyncio.ensure_future(self._flush_loop(acks))
         try:
             async for event in manual.events():

@@ -31,14 +31,14 @@ from agents.base import ReviewerSpec
 from agents.registry import all_reviewers
 from streams.runtime import _layout as layout
 from streams.runtime import topics as topics_module
-from streams.runtime._fetch import QuickFetchConsumer
+from streams.runtime._fetch import ScreeningConsumer
 from streams.runtime._runtime import Runtime as Runtime  # where it is defined
 from streams.runtime._runtime import SettingsSource as SettingsSource
 from streams.runtime._runtime import default_settings as default_settings
-from streams.runtime._screen import Screen, ScreeningConductor
+from streams.runtime._screen import Screen
 from streams.runtime.aggregator import Aggregator
 from streams.runtime.config import StreamConfig
-from streams.runtime.deadletter import DeadLetters
+from streams.runtime.deadletter import AuditLane, DeadLetters
 from streams.runtime.reviewer_agents import DecisionWatcher, ReviewerAgent
 from streams.runtime.topics import Topics
 
@@ -85,21 +85,20 @@ class WorkerApp(faust.App):
 
     quiesce_hooks: list[Callable[[], Awaitable[None]]]
 
-    # Takes bad events of the aggregator's inputs out before any agent (streams.runtime._screen).
+    # Takes bad events of the aggregator's inputs (and, with the sinks, the dead letters they
+    # audit) out of each fetched batch, below Faust's per-message delivery: the consumer is
+    # streams.runtime._fetch.ScreeningConsumer, the screen streams.runtime._screen.
     screen: Screen | None = None
 
     @cached_property
     def flow_control(self) -> FlowControlEvent:
         return KeepEventsOnResume(self, loop=self.loop)
 
-    def _new_conductor(self) -> Any:
-        return ScreeningConductor(app=self, beacon=None)
-
     # How long the broker holds a fetch with nothing new (streams.runtime._fetch); None: Faust's.
     fetch_wait_seconds: float | None = None
 
     def _new_consumer(self) -> Any:
-        return QuickFetchConsumer(
+        return ScreeningConsumer(
             self.transport,
             callback=self.topics.on_message,
             on_partitions_revoked=self._on_partitions_revoked,
@@ -107,6 +106,11 @@ class WorkerApp(faust.App):
             beacon=self.beacon,
             loop=self.loop,
         )
+
+    async def on_stop(self) -> None:
+        if self.screen is not None:
+            await self.screen.close()
+        await super().on_stop()
 
     async def _consumer_wait_empty(self, consumer: Any, logger: Any) -> None:
         for hook in getattr(self, "quiesce_hooks", ()):
@@ -139,6 +143,9 @@ def make_faust_app(config: StreamConfig, group: str, *, web: bool = False) -> Wo
         broker_request_timeout=config.broker_request_timeout,
         broker_commit_interval=config.broker_commit_interval,
         processing_guarantee="at_least_once",
+        # At most this many records per fetch call (Faust's default has no limit): a flood of
+        # 10,000 bad events is screened and parked 2,000 at a time instead of all held at once.
+        broker_max_poll_records=2000,
         # One producer carries every role's writes: let them gather for a few milliseconds, so
         # a burst travels in a few large produce requests instead of one per message (each
         # request costs the worker and the broker; measured in bench/bench_stream.py).
@@ -293,7 +300,6 @@ def create_app(
     app = make_faust_app(config, layout.group_id(config, process_roles), web=True)
     stream = MultiQA(runtime, app, topics_module.declare(app, config))
     app.screen = Screen(
-        app,
         {
             config.drafts_topic: stream.topics.drafts.schema,
             config.reviews_topic: stream.topics.reviews.schema,
@@ -329,4 +335,26 @@ def create_app(
         from streams.runtime.sinks import install  # imports asyncpg; only where a database is used
 
         stream.sinks = install(app, stream.topics, runtime)
+        app.screen.audit = _audit_lane(app, stream)
     return stream
+
+
+def _audit_lane(app: WorkerApp, stream: MultiQA) -> AuditLane:
+    """The sinks' audit of dead letters, fed by the screen from each fetched batch of the
+    dead-letter topic (streams.runtime.deadletter.AuditLane). The sinks' own dead-letter agent
+    keeps the topic subscribed; the screen takes its records before Faust would deliver them."""
+    from streams.runtime.sinks import SinkError
+
+    sinks = stream.sinks
+
+    async def write(batch: list[Any]) -> None:
+        sink = await sinks.sink()
+        await sink.write_dead_letters(batch)
+
+    return AuditLane(
+        stream.config.dead_letters_topic,
+        stream.topics.dead_letters.schema,
+        write,
+        refused=(SinkError,),
+        owned=lambda tp: tp in app.consumer.assignment(),
+    )

@@ -138,7 +138,10 @@ class EventSchema(faust.Schema[Any, Any]):
     ) -> Any:
         if _SCREENED.message is message and type(_SCREENED.value) is self.expected:
             return _SCREENED.value
-        value = message.value
+        return self.decode_bytes(message.value)
+
+    def decode_bytes(self, value: bytes | None) -> Any:
+        """The record `value` encodes, or an Undecodable saying why it is none."""
         try:
             if value is None:
                 raise TruncatedError("no value (a tombstone)", offset=0)

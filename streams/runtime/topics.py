@@ -50,7 +50,12 @@ def misrouted(key: Any, draft_id: str) -> InvalidRecordError | None:
 
 
 async def send_record(
-    topic: faust.TopicT, key: str | bytes | None, record: Any, headers: list[tuple[str, bytes]]
+    topic: faust.TopicT,
+    key: str | bytes | None,
+    record: Any,
+    headers: list[tuple[str, bytes]],
+    *,
+    partition: int | None = None,
 ) -> Any:
     """Hand `record` to the producer of `topic`'s app: the bytes, key and headers `topic.send`
     would publish, without Faust's per-message send machinery (FutureMessage, channel
@@ -58,20 +63,26 @@ async def send_record(
     profile). The codec validates as it encodes: a CodecError means nothing was sent. Returns
     the delivery future."""
     schema = cast(EventSchema, topic.schema)
-    return await send_encoded(topic, key, schema.codec.encode(record), headers)
+    return await send_encoded(topic, key, schema.codec.encode(record), headers, partition=partition)
 
 
 async def send_encoded(
-    topic: faust.TopicT, key: str | bytes | None, value: bytes, headers: list[tuple[str, bytes]]
+    topic: faust.TopicT,
+    key: str | bytes | None,
+    value: bytes,
+    headers: list[tuple[str, bytes]],
+    *,
+    partition: int | None = None,
 ) -> Any:
     """`send_record` for a record already encoded by the codec (e.g. a decision the aggregator
-    stored as its wire bytes): published as it is. Returns the delivery future."""
+    stored as its wire bytes): published as it is (on `partition`, when given: else by key).
+    Returns the delivery future."""
     producer = await topic.app.maybe_start_producer()
     return await producer.send(
         topic.get_topic_name(),
         key.encode("utf-8", "surrogateescape") if isinstance(key, str) else key,
         value,
-        partition=None,
+        partition=partition,
         timestamp=None,
         headers=headers,
     )
