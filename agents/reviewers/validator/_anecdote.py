@@ -101,6 +101,18 @@ def _sentence(low: str, start: int, end: int) -> tuple[int, int]:
     return begin, stop.end() if stop is not None else min(len(low), end + 300)
 
 
+_FOUNDING = re.compile(r"(?:founded|established|incorporated|registered) $")
+
+
+def _anchored(low: str, begin: int, stop: int) -> bool:
+    """An anchor in the sentence; a founding year ("founded in 2021") is a company fact, which
+    `_company` checks, not the time of an episode."""
+    for anchor in _ANCHOR.finditer(low, begin, stop):
+        if not _FOUNDING.search(low, max(0, anchor.start() - 16), anchor.start()):
+            return True
+    return False
+
+
 @rule(
     "first_person_anecdote",
     Severity.CRITICAL,
@@ -125,7 +137,7 @@ def first_person_anecdote(ctx: Context) -> Iterator[Hit]:
         begin, stop = _sentence(low, start, end)
         if _IMAGINED.search(low, begin, stop) is not None:
             continue
-        if not known_person and _ANCHOR.search(low, begin, stop) is None:
+        if not known_person and not _anchored(low, begin, stop):
             continue
         seen_until = stop
         yield Hit(start, end, f"first-person episode: {ctx.prose[begin:stop].strip()[:160]!r}")

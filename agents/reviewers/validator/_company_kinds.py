@@ -96,6 +96,11 @@ _KINDS = phrases(
         r" (?:[$\u20ac\u00a3]?[\w.,-]+ ){0,4}?(?:round|funding|seed|series [a-f]|investment"
         r"|million|[$\u20ac\u00a3]\d))",
     ),
+    (
+        "closing raising closed raised securing secured",
+        r"(?P<funding>(?:closing|raising|securing|closed|raised|secured) our (?:[\w-]+ )?"
+        r"(?:pre-seed|seed|series [a-f]|funding|investment)(?: round)?(?![a-z]))",
+    ),
     ("backed funded financed", rf"(?P<funding>{_WE_ARE} (?:backed|funded|financed) by )"),
     (
         "investors backers round",

@@ -309,7 +309,9 @@ def _attribution(text: str, quote: re.Match[str]) -> tuple[int, int] | None:
     if before is not None:
         return before.start(), quote.end()
     row_start, row_end = line_bounds(text, quote.start())
-    if text.startswith("|", row_start) and _named_in_row(text, row_start, row_end):
+    # A quoted term of a few words in a table ("GPU Scheduler" row) is a label, not speech.
+    words = len(text[quote.start() : quote.end()].split())
+    if words >= 4 and text.startswith("|", row_start) and _named_in_row(text, row_start, row_end):
         return quote.start(), quote.end()
     return None
 
@@ -321,6 +323,9 @@ def _named_in_row(text: str, start: int, end: int) -> bool:
     return False
 
 
+_REFERENCE = re.compile(r"#\d|/|https?:|\]\(|(?<![a-z])(?:rfc|issue|section|p\.) ?\d", re.I)
+
+
 def _attributed_blockquotes(text: str) -> Iterator[Hit]:
     for start, end in line_start_matches(_BLOCK_ATTRIBUTION, text):
         quote_line_start = text.rfind("\n", 0, max(0, start - 1)) + 1
@@ -328,8 +333,10 @@ def _attributed_blockquotes(text: str) -> Iterator[Hit]:
             continue  # a dash line under ordinary prose is not an attribution
         if '"' in text[quote_line_start:start] or "\u201c" in text[quote_line_start:start]:
             continue  # a quote in marks is judged by the quotation rule
-        if not _sourced(text, quote_line_start):
-            yield Hit(quote_line_start, end, "attributed quote with no source")
+        signature = text[start : line_bounds(text, start + 1)[1]]
+        if _REFERENCE.search(signature) or _sourced(text, quote_line_start):
+            continue  # "— owner/repo#378", "— RFC 9110, section 15": the signature is a source
+        yield Hit(quote_line_start, end, "attributed quote with no source")
 
 
 def _sourced(text: str, pos: int) -> bool:

@@ -151,6 +151,9 @@ _BACK_MATTER = re.compile(
     r"|(?:[\u2013\u2014]|--)[ \t]*[A-Z][\w.'\u2019 -]{0,60}(?:,[ \t]*[^\n]{1,80})?"
     r"|[*_]{1,2}(?i:team|posted by|written by|by|authors?|photos?|images?|cover|thanks to"
     r"|with thanks|credits?|edited by|originally published)\b[^\n]{0,200}[*_]{1,2}"
+    # document metadata: "**Last updated:** 2026-05-08", "**Owner:** Matt"
+    r"|\*\*(?i:last updated|updated|date|published|owner|decision owner|authors?|status"
+    r"|reviewed by|reviewers?|version|tags|category|maintainers?):?\*\*:?[ \t]*[^\n]{1,80}"
 )
 _MAX_BACK_MATTER_LINES = 20
 

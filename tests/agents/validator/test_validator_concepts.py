@@ -327,3 +327,39 @@ def test_stock_phrases_warn_and_a_draft_made_of_them_is_rejected() -> None:
     )
     report = validate(PAD + many + END)
     assert not report.approved
+
+
+# --- look-alikes found on public text (eval/public, tuning split) ---
+
+
+def test_blockquote_signed_with_a_reference_is_sourced() -> None:
+    text = (
+        PAD
+        + "> All three agents claimed the same number.\n> \u2014 Example-Org/project#378\n\nMore."
+    )
+    assert "fabricated_quote" not in validate(text, settings=Settings()).codes()
+    unsigned = PAD + "> All three agents claimed the same number.\n> \u2014 Dana Whitfield\n\nMore."
+    assert "fabricated_quote" in validate(unsigned, settings=Settings()).codes()
+
+
+def test_a_quoted_label_in_a_table_row_is_not_speech() -> None:
+    table = '| Panel | Shows |\n|---|---|\n| Grafana Hardware | "GPU Scheduler" row |\n'
+    assert "fabricated_quote" not in validate(PAD + table, settings=Settings()).codes()
+
+
+def test_metadata_lines_after_the_body_are_back_matter() -> None:
+    done = PAD + "The body is finished.\n\n**Last updated:** 2026-05-08\n**Owner:** Matt (Acme)\n"
+    assert validate(done, settings=Settings()).approved
+    cut = PAD + "The body stops in the mid\n\n**Last updated:** 2026-05-08\n"
+    assert "broken_ending" in validate(cut, settings=Settings()).codes()
+
+
+def test_founding_year_is_not_the_time_of_an_episode() -> None:
+    text = "Northwind Labs was founded in 2016, and our team of 14 looks after the sites we built."
+    assert not _criticals(text)
+
+
+def test_funding_told_as_a_gerund() -> None:
+    assert "unconfirmed_company_claim" in _criticals(
+        "Since closing our seed round, we ship weekly."
+    )
