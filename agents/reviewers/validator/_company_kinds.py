@@ -17,7 +17,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from agents.reviewers.validator import _company
+from agents.reviewers.validator import _company, _company_metrics
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._text import phrase_matches, phrases
 from schemas.records import Severity
@@ -71,6 +71,33 @@ _KINDS = phrases(
         r"|added|launched) (?:an? |our |its |two |three |four |five |\d+ )?(?:new |second |third"
         r" |fourth |first |regional |european |satellite |flagship )?(?:offices?|studios?"
         r"|branch(?:es)?|locations|hubs?|headquarters)(?: in| across| on) )",
+    ),
+    (
+        "office studio hub headquarters",
+        rf"(?P<office>(?:our|{{company}}{_A}s) (?P<place>[a-z][a-z-]+) (?:office|studio|hub"
+        r"|headquarters)(?: (?:opened|is|was|has|in))(?![a-z]))",
+    ),
+    # a metric of the company named, then its value: "our NPS score is 72"
+    (
+        "nps retention satisfaction uptime rating churn",
+        rf"(?P<growth>(?:our|{{company}}{_A}s) (?:[a-z-]+ )?(?:nps|retention|satisfaction|uptime"
+        r"|rating|churn)(?: score| rate)? (?:is|was|stands at|sits at|of|hit|reached) (?:over |"
+        r"above |about |around )?\d)",
+    ),
+    # ownership and results: "we were acquired by", "we hit profitability"
+    (
+        "acquired profitable profitability",
+        rf"(?P<event>{_WE_ARE} acquired by |{_WE} (?:hit|reached|became|turned|broke even and"
+        r" turned) (?:profitable|profitability)|(?:we|{company}) (?:turned|became) profitable)",
+    ),
+    (
+        "recognised recognized",
+        rf"(?P<award>{_WE_ARE} (?:recognised|recognized) (?:as|among) (?:one of )?the )",
+    ),
+    (
+        "range include included span",
+        rf"(?P<clientsfrom>(?:our|{{company}}{_A}s) (?:clients|customers) (?:range from|span"
+        r"|have included|included) )",
     ),
     # certifications and partner status
     (
@@ -210,6 +237,8 @@ _KIND_LABEL = {
     "volume": "volumes the company handles",
     "patent": "patents",
     "award": "awards",
+    "event": "ownership or results",
+    "clientsfrom": "clients",
 }
 
 
@@ -285,9 +314,12 @@ def unconfirmed_company_claim(ctx: Context) -> Iterator[Hit]:
             start = years.start()
         if not _asserted(ctx, start):
             continue
+        if "place" in match.re.groupindex and not ctx.prose[match.start("place")].isupper():
+            continue  # "our main office is" is not a place; "our Lisbon office" is
         why = _judge(match, ctx) if years is None else _judge_years(years.group("n"), ctx)
         if why is not None:
             yield Hit(start, match.end(), why)
+    yield from _company_metrics.metric_hits(ctx)
 
 
 def _judge(match: re.Match[str], ctx: Context) -> str | None:

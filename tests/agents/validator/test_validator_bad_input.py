@@ -53,6 +53,10 @@ ADVERSARIAL: dict[str, list[str]] = {
         repeat("over 1 teams use our "),
         repeat("for over a decade, we have "),
         repeat("we count A, B among our clients "),
+        repeat("we 1 clients "),
+        repeat("our 1% "),
+        repeat("our two hundred clients "),
+        repeat("\u00a31 million "),
     ],
     "first_person_anecdote": [
         repeat("i was "),

@@ -363,3 +363,61 @@ def test_funding_told_as_a_gerund() -> None:
     assert "unconfirmed_company_claim" in _criticals(
         "Since closing our seed round, we ship weekly."
     )
+
+
+COMPANY_FIGURES = [
+    (True, "Northwind Labs has helped more than 80 clinics move their bookings online."),
+    (True, "Our clients range from local bakeries to Harbor Bank and the NHS."),
+    (True, "Over the past eight years, we have delivered more than 300 projects."),
+    (
+        True,
+        "Northwind Labs was recently recognised as one of the fastest-growing agencies in the"
+        " region.",
+    ),
+    (True, "Our platform now handles over two million bookings every month."),
+    (True, "We've worked with clients such as Monzo, Deliveroo and Harbor Bank."),
+    (
+        True,
+        "With a team of more than 50 specialists, Northwind Labs covers design, build and support.",
+    ),
+    (True, "Northwind Labs is proud to be a Google Premier Partner."),
+    (True, "Since our founding in 2009, we have focused on healthcare."),
+    (True, "We have grown our headcount to 30 this year."),
+    (True, "Our 98% client retention rate speaks for itself."),
+    (True, "Our customers save an average of 12 hours a week."),
+    (True, "We\u2019re trusted by over 500 businesses across the UK."),
+    (True, "Northwind Labs operates from three offices in the UK and one in Lisbon."),
+    (True, "Our Lisbon office opened in 2023."),
+    (True, "Last year Northwind Labs turned over £2.4 million."),
+    (True, "We were acquired by Globex in 2022."),
+    (True, "We hit profitability in our second year."),
+    (True, "Our NPS score is 72, well above the industry average."),
+    (True, "We've been featured by the BBC and The Guardian."),
+    (True, "Every one of our 40 developers is AWS certified."),
+    (True, "Northwind Labs has a 4.9-star rating on Clutch from 120 reviews."),
+    (False, "Our team recommends testing bookings on a slow phone before launch."),
+    (False, "We're a small team, so we answer support emails ourselves."),
+    (False, "Northwind Labs builds booking tools for clinics."),
+    (False, "We help clinics move their bookings online."),
+    (False, "Our clients usually ask for a reminder email the day before."),
+    (False, "Clients such as dental practices need reminders more than gyms do."),
+    (False, "If you have offices in several countries, pick one time zone."),
+    (False, "Most agencies claim a 98% retention rate; ask for the list of clients instead."),
+    (False, "We are based on the idea that small sites should load fast."),
+]
+
+
+@pytest.mark.parametrize(("bad", "text"), COMPANY_FIGURES)
+def test_company_figures_and_events(bad: bool, text: str) -> None:
+    found = _criticals(text)
+    if bad:
+        assert found & FAMILY_CODES["company_claim"], f"not caught: {text!r} ({found})"
+    else:
+        assert not found, f"look-alike rejected: {text!r} ({found})"
+
+
+def test_company_figure_needs_the_company_as_subject() -> None:
+    bls = "The [US Bureau of Labor Statistics](https://www.bls.gov/) counts 35 percent of firms."
+    assert "unconfirmed_company_claim" not in _criticals(bls)
+    assert not _criticals("We have two developers on call at weekends.")
+    assert "unconfirmed_company_claim" in _criticals("We have delivered 300 projects.")
