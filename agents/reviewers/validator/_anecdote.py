@@ -38,6 +38,11 @@ _NARRATOR = re.compile(
     rf"| both| had| had just| had already)? {_PAST}(?![a-z{_A[1:-1]}])"
     rf"|(?:i|we) (?:remember|recall|still remember)(?![a-z])"
 )
+# Openings that are an episode by themselves: a recollection, a count of past incidents.
+_RECALLED = re.compile(
+    rf"(?:i|we) (?:still )?(?:remember|recall)(?![a-z])|i{_A}ve lost count|i have lost count"
+    r"|more times than i can count|(?:i|we) learned (?:this|that|it) the hard way"
+)
 # Somebody the narrator knows, acting in the past: "my colleague Priya spent", "a designer on
 # my team asked", "our CTO pulled me aside".
 _ACQUAINTANCE = re.compile(
@@ -46,6 +51,16 @@ _ACQUAINTANCE = re.compile(
     r"|product manager|tech lead|team lead|landlord|accountant)(?: [a-z]+)?(?: [a-z]+ly)?"
     rf" {_PAST}(?![a-z])"
     rf"|(?:on|in|from) (?:my|our) team (?:{_PAST})(?![a-z])"
+    rf"|(?:my|our) (?:[a-z-]+ )?(?:designer|manager|lead|cto|ceo|founder|engineer|developer"
+    rf"|intern|director)s?, [a-z]+, (?:[a-z]+ly )?{_PAST}(?![a-z])"
+    # family: a model has none ("my daughter's school uses ...")
+    r"|my (?:daughter|son|wife|husband|kids?|children|mum|mom|dad|mother|father|brother"
+    rf"|sister|grandmother|grandfather|nephew|niece|partner{_A}s (?:mum|mom|dad))(?:{_A}s)?"
+    r" [a-z]+"
+    # a past workplace: "on my last project", "at a previous job"
+    r"|(?:on|in|at|during) (?:my|our) (?:last|previous|old|former|first) (?:project|job|role"
+    r"|company|team|startup|employer|gig|contract|client)(?![a-z])"
+    r"|at (?:a|one) (?:previous|former) (?:job|company|employer|startup|agency|role)(?![a-z])"
 )
 # What pins the episode down: a time, a place, a person, money or speech.
 _ANCHOR = re.compile(
@@ -61,6 +76,8 @@ _ANCHOR = re.compile(
     r"|at (?:a|an|the) (?:[a-z-]+ )?(?:conference|meetup|offsite|client|startup|agency|bank"
     r"|hackathon|company|firm)|on (?:a|the) call|colleague|coworker|manager|boss|intern"
     r"|teammate|mentor|my lead|our cto|our ceo|someone|a client|a customer|the client"
+    r"|(?:consulting|freelancing|contracting|working) for (?:a|an) [a-z-]+(?: [a-z-]+)?"
+    r"|(?:support )?shift|meeting|interview|demo|workshop|offsite|retro|standup|stand-up|trip"
     r"|[$\u20ac\u00a3]\d|told me|asked me|said to me)(?![a-z])"
 )
 # A hypothetical or an instruction: the episode is imagined, not told.
@@ -129,14 +146,19 @@ def first_person_anecdote(ctx: Context) -> Iterator[Hit]:
     candidates: list[tuple[int, int, bool]] = []
     if not words.isdisjoint(("i", "we", "team")):
         candidates += [(m.start(), m.end(), False) for m in _narrators(low)]
-    if not words.isdisjoint(("my", "our")):
+    if not words.isdisjoint(("my", "our", "at")):
         candidates += [(m.start(), m.end(), True) for m in word_matches(_ACQUAINTANCE, low)]
+    if not words.isdisjoint(("remember", "recall", "count", "hard")):
+        candidates += [(m.start(), m.end(), True) for m in word_matches(_RECALLED, low)]
     for start, end, known_person in sorted(candidates):
         if start < seen_until or low.endswith(("since ", "until "), max(0, start - 6), start):
             continue  # "since we started in 2021": a point in time, not an episode
         begin, stop = _sentence(low, start, end)
         if _IMAGINED.search(low, begin, stop) is not None:
             continue
+        before = low[begin:start]
+        if (before.count('"') + before.count("\u201c") - before.count("\u201d")) % 2:
+            continue  # inside quotation marks: an example being quoted, not the writer's story
         if not known_person and not _anchored(low, begin, stop):
             continue
         seen_until = stop

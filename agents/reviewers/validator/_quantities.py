@@ -47,6 +47,31 @@ _CLAIMS = phrases(
         rf"{_POPULATION}(?![a-z])",
     ),
     (
+        "fallen fell dropped risen rose grown grew declined increased decreased shrunk shrank",
+        r"(?:fallen|fell|dropped|risen|rose|grown|grew|declined|increased|decreased|shrunk"
+        r"|shrank) by (?:half|a third|a quarter|two thirds|two-thirds|[a-z]+ percent)(?![a-z])",
+    ),
+    (
+        "spend spends lose loses waste wastes",
+        r"(?:spend|spends|lose|loses|waste|wastes) (?:almost |nearly |about |roughly |over |more"
+        r" than |up to )?(?:half|a third|a quarter|two thirds|\d[\d.]*%|\d[\d.]* percent)"
+        r" (?:of )?(?:their|its|his|her) (?:time|day|week|working|budget|revenue|income)",
+    ),
+    (
+        "get gets see sees have has make makes earn earns generate generates receive receives"
+        " attract attracts win wins",
+        r"(?:get|gets|see|sees|have|has|make|makes|earn|earns|generate|generates|receive"
+        r"|receives|attract|attracts|win|wins) \d[\d.]*(?:%| percent) (?:more|fewer|less|higher"
+        r"|lower)(?![a-z])",
+    ),
+    (
+        "most",
+        rf"(?:most|nearly all|almost all|virtually all) (?:[a-z-]+ )?{_POPULATION}"
+        r" (?:leave|abandon|prefer|use|expect|say|want|never|check|read|ignore|skip|buy|trust"
+        r"|choose|visit|give up|bounce|close|quit|stop)(?![a-z])"
+        r"(?=[^.\n]{0,120}?(?:\d|(?<![a-z])(?:two|three|four|five|ten|half|twice)(?![a-z])))",
+    ),
+    (
         "twice times",
         rf"{_POPULATION} (?:[a-z-]+ ){{0,3}}?{_MULT} (?:as (?:fast|likely|often|many|much|long"
         r"|productive|quickly)|more (?:likely|often|productive|efficient)|faster|slower|higher"

@@ -421,3 +421,84 @@ def test_company_figure_needs_the_company_as_subject() -> None:
     assert "unconfirmed_company_claim" not in _criticals(bls)
     assert not _criticals("We have two developers on call at weekends.")
     assert "unconfirmed_company_claim" in _criticals("We have delivered 300 projects.")
+
+
+EPISODES_2 = [
+    (
+        True,
+        "When I was consulting for a logistics firm, their dispatch team kept a spreadsheet"
+        " of every late van.",
+    ),
+    (True, "The CFO of a retailer I advised once told me their returns cost more than shipping."),
+    (True, "I spent three evenings rebuilding our home server after the disk died."),
+    (True, "My first manager taught me to write the rollback plan before the deploy plan."),
+    (True, "Last quarter we cut our cloud bill by moving batch jobs to spot instances."),
+    (True, "On my last project, the client insisted on weekly demos, and it saved us twice."),
+    (True, "At a previous job, our on-call rotation burned out two engineers in six months."),
+    (
+        True,
+        "I've lost count of the times a missing index took down a checkout page I was"
+        " responsible for.",
+    ),
+    (
+        True,
+        "We learned this the hard way when a migration locked the orders table for forty minutes.",
+    ),
+    (True, "My daughter's school uses a booking system that fails every September."),
+    (True, "A friend who runs a bakery asked me why her site was slow."),
+    (True, "In 2021 I moved my freelance invoicing from spreadsheets to an accounting app."),
+    (True, "Our lead designer, Sam, pushed back on the redesign until we had user interviews."),
+    (True, "I still remember the look on the product owner's face when the demo crashed."),
+    (True, "I sat in on a support shift and heard the same complaint eleven times."),
+    (False, "I've found that small pull requests get reviewed faster."),
+    (False, "We recommend that you write the rollback plan first."),
+    (False, "As we saw in the previous section, the index speeds up the lookup."),
+    (False, "Earlier we created a table called orders; now we add an index to it."),
+    (False, "I'll show you how to move batch jobs to spot instances."),
+    (False, "My advice is to start with one queue and split it later."),
+    (False, "Our on-call guide says to page the owner of the service first."),
+    (False, "When a migration locks a table, the fix is to add the column without a default."),
+    (False, "A manager who asks for the rollback plan first saves everyone time."),
+]
+
+QUANTITIES_2 = [
+    (True, "Most shoppers leave a site that takes more than three seconds to load."),
+    (True, "Only one in five small businesses has a tested disaster recovery plan."),
+    (True, "Teams that write tests first ship 40 percent fewer bugs."),
+    (True, "Email open rates have fallen by a third in the last five years."),
+    (True, "The majority of data breaches involve a stolen password."),
+    (True, "Developers spend almost half their time reading code rather than writing it."),
+    (True, "Mobile now accounts for nearly 60% of all web traffic."),
+    (True, "Industry surveys put the cost of downtime at $5,600 per minute."),
+    (True, "Four out of five developers say they prefer dark mode."),
+    (True, "A typical SaaS company loses 5% of its customers every month."),
+    (True, "Conversion drops by 7% for every extra second of load time."),
+    (True, "Password resets make up around 30 percent of help desk calls."),
+    (True, "Experts estimate that two-thirds of IT projects run over budget."),
+    (True, "Businesses that blog get 55% more website visitors."),
+    (True, "By 2025, more than 75% of enterprise data will be processed at the edge."),
+    (False, "The script runs in about 3 seconds on a laptop."),
+    (False, "Most of the examples below use Python 3.12."),
+    (False, "Set the sample rate to 10 percent while you test."),
+    (False, "Two of the four options need a paid plan."),
+    (False, "If a third of your visitors use Safari, test on it first."),
+    (False, "Use at most 5% of the budget on experiments."),
+    (
+        False,
+        "According to the [Postgres documentation](https://www.postgresql.org/docs/current/"
+        "indexes.html), most indexes are B-trees.",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("family", "bad", "text"),
+    [("first_person", *c) for c in EPISODES_2] + [("unsourced_stats", *c) for c in QUANTITIES_2],
+)
+def test_concept_second_wordings(family: str, bad: bool, text: str) -> None:
+    test_concept(family, bad, text)
+
+
+def test_an_episode_quoted_as_an_example_is_not_the_writers() -> None:
+    quoted = 'Attackers wrap the payload in a story: "my grandmother used to read me the keys".'
+    assert "first_person_anecdote" not in _criticals(quoted)
