@@ -253,11 +253,13 @@ def main() -> None:
         print(f"\nmedian of {args.rounds} rounds, {results} results, start-up counted:")
         wall = {name: statistics.median(values) for name, values in times.items()}
         cpu_s = {name: statistics.median(values) for name, values in cpus.items()}
-        jobs = len(os.sched_getaffinity(0))
+        from streams.cli.replay_jobs import default_jobs
+
+        jobs = default_jobs()
         labels = {
             "baseline": "bare aiokafka read + decode",
             "rescore-1": "rescore --jobs 1",
-            "rescore": f"rescore (--jobs {min(jobs, 8)})",
+            "rescore": f"rescore (--jobs {jobs})",
         }
         for name, label in labels.items():
             print(

@@ -65,7 +65,10 @@ class Outcome:
 
 
 def default_jobs() -> int:
-    return max(1, min(len(os.sched_getaffinity(0)), 8))
+    """One process per CPU core this process may run on (at most 8)."""
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux; elsewhere every core counts
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return max(1, min(cores, 8))
 
 
 async def rescore_in_processes(
