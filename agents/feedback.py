@@ -98,6 +98,8 @@ def _review_lines(r: _Review, max_findings: int, feedback_chars: int) -> list[st
     if feedback_chars and r.feedback.strip():
         head += f": {_one_line(r.feedback, feedback_chars)}"
     lines = [head]
+    if not r.findings:
+        return lines
     ranked = sorted(r.findings, key=lambda f: (_SEVERITY_RANK.get(f.severity, 3), f.start, f.code))
     for f in ranked[:max_findings]:
         where = f' at "{_one_line(f.excerpt, 60)}"' if f.excerpt else ""
