@@ -194,6 +194,7 @@ async def _rescore_topics(
 ) -> RescoreReport:
     say = progress or (lambda _msg: None)
     bad: list[str] = []
+    missing: list[str] = []
     reading = _ReadProgress(enabled=progress is not None)
     try:
         events = await read_topics(
@@ -201,9 +202,12 @@ async def _rescore_topics(
             {config.decisions_topic: QADecision, config.reviews_topic: ReviewerResult},
             on_undecodable=bad.append,
             on_progress=reading.update,
+            on_missing=missing.append,
         )
     finally:
         reading.close()
+    for topic in missing:
+        say(missing_topic(topic, config.bootstrap_servers))
     decisions: list[QADecision] = events[config.decisions_topic]
     reviews: list[ReviewerResult] = events[config.reviews_topic]
     say(f"read {len(decisions)} decisions from {config.decisions_topic}")
@@ -303,6 +307,8 @@ async def rescore_command(args: argparse.Namespace) -> int:
             say("the partitions do not hold every decision's evidence apart: re-scoring in one "
                 "process")  # fmt: skip
         else:
+            for topic in outcome.missing:
+                say(missing_topic(topic, config.bootstrap_servers))
             say(f"read {outcome.decisions} decisions from {config.decisions_topic}")
             say(f"read {outcome.reviews} reviewer results from {config.reviews_topic}")
             for line in outcome.undecodable:
@@ -325,6 +331,10 @@ async def rescore_command(args: argparse.Namespace) -> int:
         await publish_encoded(config.bootstrap_servers, args.publish, published)
         print(f"published {len(published)} re-scored decisions to {args.publish}")
     return 0
+
+
+def missing_topic(topic: str, bootstrap: str) -> str:
+    return f"topic {topic} does not exist on {bootstrap}: nothing read from it"
 
 
 def _progress(message: str) -> None:

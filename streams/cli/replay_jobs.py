@@ -62,6 +62,7 @@ class Outcome:
     reviews: int
     undecodable: list[str]
     published: list[tuple[bytes, bytes]]
+    missing: list[str] = field(default_factory=list)  # topics that do not exist
 
 
 def default_jobs() -> int:
@@ -117,6 +118,7 @@ async def rescore_in_processes(
         sum(s.reviews for s in shares),
         [line for s in shares for line in s.undecodable],
         [p for s in shares for p in s.published],
+        [topic for topic in (decisions_topic, reviews_topic) if not counts.get(topic)],
     )
 
 

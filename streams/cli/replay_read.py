@@ -30,15 +30,20 @@ async def read_topics(
     *,
     on_undecodable: Callable[[str], None] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    on_missing: Callable[[str], None] | None = None,
 ) -> dict[str, list[Any]]:
     """Every event of each topic in `wanted` (topic -> record type), decoded, in offset order
-    per partition (partitions one after another); [] for a topic that does not exist.
+    per partition (partitions one after another); [] for a topic that does not exist (named to
+    `on_missing`).
 
     `on_progress(read, total)` is called once the total to read is known (the end offsets
     when reading began), then after each fetch with the events read so far."""
     read = await read_partitions(
         bootstrap, wanted, on_undecodable=on_undecodable, on_progress=on_progress
     )
+    for topic in read.missing:
+        if on_missing is not None:
+            on_missing(topic)
     return {
         topic: [event for (t, _), events in sorted(read.events.items()) if t == topic
                 for event in events]
@@ -53,6 +58,10 @@ class Partitions:
 
     events: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def missing(self) -> list[str]:
+        return [topic for topic, n in self.counts.items() if n == 0]
 
 
 async def read_partitions(

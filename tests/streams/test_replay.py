@@ -383,3 +383,16 @@ async def test_evidence_missing_from_a_partition_is_looked_for_in_one_process(
     assert split is None
     (incomplete,) = (await rescore_topics(config, Settings())).incomplete
     assert incomplete.original.draft_id == "d-good"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_missing_topic_is_named_not_silently_empty(jobs, kafka_bootstrap, monkeypatch, capsys):
+    missing = "qa.decisions-no-such-" + uuid.uuid4().hex[:8]
+    monkeypatch.setenv("MULTIQA_BOOTSTRAP_SERVERS", kafka_bootstrap)
+    monkeypatch.setenv("MULTIQA_DECISIONS_TOPIC", missing)
+    monkeypatch.setenv("MULTIQA_REVIEWS_TOPIC", missing + ".reviews")
+    code = main(["rescore", "--defaults", "--jobs", jobs])
+    captured = capsys.readouterr()
+    assert code == 0 and "0 draft versions" in captured.out
+    assert f"topic {missing} does not exist on {kafka_bootstrap}" in captured.err
+    assert f"topic {missing}.reviews does not exist" in captured.err
