@@ -26,6 +26,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -171,7 +172,10 @@ def measure_before(seconds: float) -> dict[str, Any] | None:
     except SeedUnavailable as exc:
         print(f"rules before issue 12 not measured: {exc}")
         return None
-    out = run_in_seed(_CHILD, str(seconds), str(BENCH), tree=tree)
+    try:
+        out = run_in_seed(_CHILD, str(seconds), str(BENCH), tree=tree)
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)  # a temporary copy of the old rules
     result: dict[str, Any] = json.loads(out)
     return result
 
