@@ -35,6 +35,7 @@ RuntimeError, ...). tests/test_errors.py checks that this drawing is the real tr
     ├── SchemaRegistryError (RuntimeError) schemas: the registry is unreachable (retry)
     ├── SchemaDriftError (TypeError)       schemas: a record class and its schema disagree (a bug)
     ├── FieldError                         schemas: a value that does not fit its field (internal)
+    ├── NotFast                            schemas._fastread: take the full decode path (internal)
     ├── ReviewerRegistryError              agents.reviewers: the list and the modules disagree
     ├── FetchError                         agents.net: a draft's URL could not be fetched
     │   └── URLRefused                     the guard refused it (scheme, address, port, size)

@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from schemas._convert import _optional_inner
+from schemas._errors import MultiqaError
 
 __all__ = ["NotFast", "compile_reader"]
 
@@ -36,8 +37,9 @@ Reader = Callable[[bytes, int], tuple[Any, int]]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # what fastavro adds timestamp-millis to
 
 
-class NotFast(Exception):
-    """The payload is not plainly well formed: decode it with the full path."""
+class NotFast(MultiqaError):
+    """The payload is not plainly well formed: decode it with the full path (never leaves the
+    codec: it only sends a payload from the fast reader to the full one)."""
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:

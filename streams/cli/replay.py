@@ -28,10 +28,9 @@ from typing import TypeVar
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaConnectionError
 
-from agents.aggregate import build_decision
 from agents.settings import Settings
 from agents.settings_check import apply_overrides
-from schemas import DraftSubmitted, QADecision, ReviewerResult, encode
+from schemas import QADecision, ReviewerResult, encode
 from streams.cli._command import (
     CommandError,
     connect_database,
@@ -41,27 +40,11 @@ from streams.cli._command import (
 from streams.cli.progress import Progress
 from streams.cli.replay_jobs import default_jobs, rescore_in_processes
 from streams.cli.replay_read import read_topics
+from streams.cli.replay_score import Rescored, rescore_one
 from streams.history._report import Item, Report
 from streams.runtime.config import StreamConfig
 
 R = TypeVar("R", QADecision, ReviewerResult)
-
-
-@dataclass(frozen=True)
-class Rescored:
-    original: QADecision
-    rescored: QADecision | None  # None: the evidence is incomplete (see `problem`)
-    problem: str = ""
-
-    @property
-    def flipped(self) -> bool:
-        return self.rescored is not None and self.rescored.approved != self.original.approved
-
-    @property
-    def score_delta(self) -> float:
-        if self.rescored is None:
-            return 0.0
-        return self.rescored.final_score - self.original.final_score
 
 
 @dataclass
@@ -103,52 +86,10 @@ def rescore(
         if original.decision_id in seen:
             continue  # the stream delivers decisions at least once
         seen.add(original.decision_id)
-        report.items.append(_rescore_one(original, by_version, settings))
+        report.items.append(rescore_one(original, by_version, settings))
         if on_progress is not None:
             on_progress()
     return report
-
-
-def _rescore_one(
-    original: QADecision,
-    by_version: dict[tuple[str, int], list[ReviewerResult]],
-    settings: Settings,
-) -> Rescored:
-    counted = [r.reviewer for r in original.reviews]
-    evidence: list[ReviewerResult] = []
-    found: set[str] = set()
-    for review in by_version.get((original.draft_id, original.version), ()):
-        if review.reviewer in counted and review.reviewer not in found:
-            evidence.append(review)
-            found.add(review.reviewer)
-    missing = sorted(set(counted) - found)
-    if missing:
-        return Rescored(
-            original,
-            None,
-            f"results of {', '.join(missing)} are no longer on the reviews topic "
-            "(retention or compaction)",
-        )
-    draft = DraftSubmitted(
-        draft_id=original.draft_id,
-        version=original.version,
-        title="",
-        content="",
-        task_id=original.task_id,
-        submitted_at=original.decided_at,  # unused by the aggregation; saves a clock read
-    )
-    rescored = build_decision(
-        draft,
-        evidence,
-        settings,
-        expected=[*counted, *original.missing_reviewers],
-        decided_at=original.decided_at,
-        timed_out=original.timed_out,
-        early=original.early_decided,
-        # The same review's trace: a re-score is about the same evidence, not a new review.
-        trace_id=original.trace_id,
-    )
-    return Rescored(original, rescored)
 
 
 # --- reading the topics ------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from schemas import QADecision, ReviewerResult, encode
 from streams.cli._command import CommandError
 from streams.cli.progress import Progress
 from streams.cli.replay_read import read_partitions
+from streams.cli.replay_score import rescore_one
 from streams.history._report import Item
 
 # Counters each process keeps in shared memory: events to read, events read, decisions to
@@ -234,8 +235,6 @@ async def _share(
     settings: Settings,
     publish: bool,
 ) -> Share:
-    from streams.cli.replay import _rescore_one
-
     base = k * _COUNTERS
 
     def on_progress(read: int, total: int) -> None:
@@ -273,7 +272,7 @@ async def _share(
             if original.decision_id in seen:
                 continue
             seen.add(original.decision_id)
-            item = _rescore_one(original, by_version, settings)
+            item = rescore_one(original, by_version, settings)
             after = item.rescored
             rows.append(
                 (
