@@ -105,6 +105,11 @@ def _judge_ending(ctx: Context) -> _Ending | None:
     envelope = _last_envelope(ctx, text, tail_start)
     if envelope is not None:
         return _Ending(envelope, len(text), "trailing JSON envelope after the article", True)
+    if "<" in ctx.prose[tail_start:]:
+        tag = _unclosed_block(ctx.prose[: len(text)])
+        if tag is not None:
+            start = ctx.lower.rfind("<" + tag, 0, len(text))
+            return _Ending(start, len(text), f"ends inside an unclosed <{tag}> element", True)
     lines = _last_lines(text)
     if not lines:
         return None
@@ -149,6 +154,8 @@ _BACK_MATTER = re.compile(
     r"(?:&nbsp;|&#160;|<br\s*/?>|<hr\s*/?>|<p>\s*</p>|\s)+"
     r"|\[[^\]\n]{1,200}\]:[ \t]*\S{1,2000}(?:[ \t]+[\"'(][^\n]{0,300})?"
     r"|(?:[\u2013\u2014]|--)[ \t]*[A-Z][\w.'\u2019 -]{0,60}(?:,[ \t]*[^\n]{1,80})?"
+    r"|>[ \t]*(?:[\u2013\u2014]|--)[ \t]*[^\n]{1,80}"  # a blockquote's attribution line
+    r"|-{3,}|\*{3,}|_{3,}"  # the rule that separates the back matter
     r"|[*_]{1,2}(?i:team|posted by|written by|by|authors?|photos?|images?|cover|thanks to"
     r"|with thanks|credits?|edited by|originally published)\b[^\n]{0,200}[*_]{1,2}"
     # document metadata: "**Last updated:** 2026-05-08", "**Owner:** Matt"
@@ -193,6 +200,26 @@ _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 # No optional "!" in front: a pattern starting with a literal "[" lets `re` jump between brackets.
 _OPEN_LINK_URL = re.compile(r"\[[^\]\n]{0,500}\]\([^)\s]{0,2000}$")
 _OPEN_LINK_TEXT = re.compile(r"\[[^\]\n]{0,500}$")
+_EMOTICONS = (":)", ":-)", ";)", ";-)", ":D", ":P", ":-D", "<3", "^_^", "\\o/")
+# A block-level HTML element opened and never closed: the draft stopped inside it.
+_BLOCK_TAGS = ("div", "details", "table", "ul", "ol", "blockquote", "section", "figure", "aside")
+_OPEN_BLOCK = re.compile(r"<(div|details|table|ul|ol|blockquote|section|figure|aside)(?=[\s>])")
+
+
+def _unclosed_block(prose: str) -> str | None:
+    """The block element the draft leaves open at its end (one opened after the last close)."""
+    low = prose.lower()
+    for tag in _BLOCK_TAGS:
+        opened = low.rfind("<" + tag)
+        if opened == -1:
+            continue
+        closes = low.count("</" + tag)
+        opens = len([m for m in _OPEN_BLOCK.finditer(low) if m.group(1) == tag])
+        if opens > closes and low.rfind("</" + tag) < opened:
+            return tag
+    return None
+
+
 # A link's URL opened on this line, its text on a line above (a wrapped link).
 _OPEN_URL = re.compile(r"\]\([^)\s]{0,2000}$")
 _OPEN_TAG = re.compile(r"<[a-zA-Z!/][^<>\n]{0,2000}$")
@@ -260,6 +287,8 @@ def _judge(line: str, lines: list[tuple[int, str]]) -> tuple[str, bool] | None:
     if _HEADING.match(line):
         return "ends at a heading with no section body", True
     if _RULE.match(line) or (len(line) < 2500 and _BACK_MATTER.fullmatch(line)):
+        return None
+    if line.endswith(_EMOTICONS):
         return None
     if "[" in line:
         if _OPEN_LINK_URL.search(line):

@@ -502,3 +502,55 @@ def test_concept_second_wordings(family: str, bad: bool, text: str) -> None:
 def test_an_episode_quoted_as_an_example_is_not_the_writers() -> None:
     quoted = 'Attackers wrap the payload in a story: "my grandmother used to read me the keys".'
     assert "first_person_anecdote" not in _criticals(quoted)
+
+
+TRUNCATION_2 = [
+    ("R", "The fix is to set the header (see the proxy docs for"),
+    ("R", '<div class="note">\n\nAlways back up first.\n'),
+    ("R", "Use the `--dry-run` flag and check the output before you run it for real, because the"),
+    ("R", "1. Install the CLI.\n2. Run `init`.\n3. Commit the generated"),
+    ("R", "| Step | What |\n|---|---|\n| 1 | Install |\n| 2 | Configure the"),
+    ("R", "> The best deploy is a boring one, and the second best is one you can roll"),
+    ("R", "Read more in the [release notes](https://example.org/rel"),
+    (
+        "R",
+        "The final step is to restart the wor\n\n## References\n\n1. Smith, J. (2021)."
+        " Deploying safely. https://example.org/x\n2. Lee, K. (2022). Previews."
+        " https://example.org/y",
+    ),
+    (
+        "R",
+        "That is all you need to get started with previews, and once it works you can"
+        " add\n\n---\n\n*Posted by the team*",
+    ),
+    ("R", "![Deploy diagram](https://example.org/img/deploy.pn"),
+    ("R", "Set `timeout: 30` in the config and\n\n[docs]: https://example.org/docs"),
+    ("R", "<details>\n<summary>Show the config</summary>\n\nport: 8080\n"),
+    (
+        "R",
+        "## Wrapping the deploy in a script\n\nThe script below wraps the deploy so that"
+        " a failed step rolls back automatically, which is what you want when",
+    ),
+    ("A", "That is all there is to it.\n\n---\n\n*Posted by the team*"),
+    ("A", '<div class="note">\n\nAlways back up first.\n\n</div>'),
+    ("A", "Start small (one service, one preview)."),
+    ("A", "1. Install the CLI.\n2. Run `init`.\n3. Commit the generated files."),
+    ("A", "> The best deploy is a boring one.\n> \u2014 a common saying"),
+    ("A", "Read more in the [release notes](https://example.org/releases)."),
+    ("A", "![Deploy diagram](https://example.org/img/deploy.png)"),
+    ("A", "That's it!"),
+    ("A", "Happy deploying :)"),
+    ("A", "Questions? Reach out on [GitHub](https://github.com/example)"),
+    (
+        "A",
+        "## Further reading\n\n- [Previews](https://example.org/previews)\n-"
+        " [Rollbacks](https://example.org/rollbacks)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("expected", "body"), TRUNCATION_2)
+def test_truncation_second_wordings(expected: str, body: str) -> None:
+    codes = {f.code for f in validate(PAD + body, settings=Settings()).findings}
+    cut = codes & {"broken_ending", "unclosed_code_fence", "possibly_truncated"}
+    assert bool(cut) == (expected == "R"), (body, codes)
