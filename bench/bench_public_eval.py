@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         for split in ("tuning", "heldout") if args.split == "both" else (args.split,):
             picked = [r for r in rows if r["split"] == split]
             rejected: Counter[str] = Counter()
-            cut_caught = 0
+            cut_caught = cut_held = 0
             clean = clean_rejected = 0
             hits: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
             rng = random.Random(f"{source}-{split}")
@@ -89,11 +89,21 @@ def main(argv: list[str] | None = None) -> int:
                     for family in label.split(";"):
                         hits[family][0] += 1
                         hits[family][1] += family in found
-                cut_caught += "truncation" in families(cut(text, rng, i % 2 == 1), settings)
+                cut_text = cut(text, rng, i % 2 == 1)
+                caught = "truncation" in families(cut_text, settings)
+                cut_caught += caught
+                cut_held += (
+                    not caught
+                    and "possibly_truncated"
+                    in validate(cut_text, settings=settings).human_review_codes()
+                )
             total = len(picked)
             any_rejected = ", ".join(f"{k} {v}" for k, v in sorted(rejected.items())) or "none"
             print(f"{source:16} {split:8} {total:3} texts; rejected by family: {any_rejected}")
-            print(f"{'':25} truncation recall on cut copies: {cut_caught}/{total}")
+            print(
+                f"{'':25} truncation on cut copies: {cut_caught}/{total} rejected,"
+                f" {cut_held} more held for review"
+            )
             if clean:
                 print(f"{'':25} labelled clean rejected: {clean_rejected}/{clean}")
             for family, (n, caught) in sorted(hits.items()):
