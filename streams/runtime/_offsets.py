@@ -14,10 +14,27 @@ written on the partition's own changelog partition right after the event's entry
 table never holds an offset ahead of the state it covers), and it only applies the event at that
 offset: an earlier one is a re-delivery (ignored), a later one means events were skipped, and the
 partition is sought back to the expected offset. After every recovery (new consumer generation)
-each input partition whose position is past the offset the table expects is also sought back to
-it, because Faust may have committed past skipped events and have nothing left to deliver that
-would reveal the gap. Faust's own commits then only decide where fetching restarts, never what
-the table contains.
+each input partition whose committed offset is past the offset the table expects is also sought
+back to it, because Faust may have committed past skipped events and have nothing left to deliver
+that would reveal the gap; one whose fetch position only is past it is watched, and sought back
+if the expected event has not come within RESEEK_SECONDS. Faust's own commits then only decide
+where fetching restarts, never what the table contains.
+
+Seeking, carefully. A position past the table is what prefetching looks like: the fetched events
+are in the agents' queues, not lost. Seeking back on that alone (what this module did, at every
+worker start and every fail-over) moved the whole process's consumer while Faust's fetch loop
+was still handing out a batch fetched before the seek, and Faust's `Consumer.seek` sets the
+partition's read offset to the seek target: the next message of that batch then looks like it
+follows a gap (`Consumer._drain_messages`: offset - read offset > 1), and Faust records the
+offsets in between as a gap, which its committer counts as acknowledged (`_new_offset` adds gap
+ranges to the acked offsets). So the group committed past drafts that a slow agent (the critic)
+still had queued; the next rebalance emptied that queue (revocation clears every agent's queue)
+and the partition's next owner started at the commit: those drafts were never reviewed by the
+critic, and waited for their deadline (tests/streams/test_crash.py's fail-over test, about one
+run in ten under load: 279 of 300 decisions after 90 s). Hence: no seek on a position alone, and
+`seek_back` clears the read offset after the seek, so no message is ever taken for one after a
+gap because of a seek of ours (the re-fetched events below what the batch already delivered are
+dropped by Faust as re-reads, which is harmless: they were delivered).
 
 Bad events are a run the aggregator never sees: `streams.runtime._screen` parks them (their dead
 letters delivered) before the batch holding them reaches any agent, and tells this class
@@ -54,6 +71,21 @@ RESEEK_SECONDS = 5.0
 MAX_SEEKS = 12
 
 
+async def seek_back(consumer: Any, tp: TP, offset: int) -> None:
+    """Seek `consumer` (the process's Faust consumer) to `offset` on `tp`, leaving no false gap
+    behind (module docstring, "Seeking, carefully"): with no read offset recorded, the next
+    message delivered on `tp` is not compared with the seek target."""
+    await consumer.seek(tp, offset)
+    consumer._read_offset[tp] = None  # Faust's own "unknown" value (Consumer.seek for offset 0)
+
+
+def committed_offset(consumer: Any, tp: TP) -> int | None:
+    """The group's committed offset of `tp` as the Faust consumer last sought to or committed
+    it (None: nothing committed yet)."""
+    committed: int | None = consumer._committed_offset.get(tp)
+    return committed
+
+
 def offset_key(tp: TP) -> str:
     return f"{PREFIX}{tp.topic}:{tp.partition}"
 
@@ -76,7 +108,7 @@ class ParkedOffsets(Protocol):
 class _Seek:
     expected: int
     at: float
-    attempts: int = 1
+    attempts: int = 1  # 0: watched only (a fetch position past the table), not sought yet
 
 
 class InputOffsets:
@@ -88,10 +120,12 @@ class InputOffsets:
         seek: Callable[[TP, int], Any],
         clock: Callable[[], float],
         position: Callable[[TP], Awaitable[int | None]],
+        committed: Callable[[TP], int | None] = lambda tp: None,
     ) -> None:
         self._table = table
         self._seek = seek
         self._position = position
+        self._committed = committed
         self._clock = clock
         self._seeking: dict[TP, _Seek] = {}
         self._accept_next: set[TP] = set()
@@ -122,7 +156,8 @@ class InputOffsets:
             self._seeking.pop(tp, None)
             return True
         self.skipped += 1
-        if tp not in self._seeking or self._seeking[tp].expected != expected:
+        seeking = self._seeking.get(tp)
+        if seeking is None or seeking.expected != expected or not seeking.attempts:
             log.warning(
                 "aggregator: %s[%d] delivered offset %d while %d is next; seeking back",
                 tp.topic,
@@ -159,11 +194,13 @@ class InputOffsets:
         return True
 
     async def resync(self, assigned: Iterable[TP], generation: int) -> None:
-        """Once per consumer generation (after recovery): seek back every assigned input
-        partition whose position is past the offset the table expects. Faust has just sought to
-        its committed offsets, which may be past events it skipped and acknowledged; if no event
-        is delivered after those, only this seek brings them back. A position behind the table
-        is left alone (never seek forward: the other roles of the process need those events)."""
+        """Once per consumer generation (after recovery), for every assigned input partition:
+        committed past the offset the table expects (Faust committed past events it skipped and
+        acknowledged; if no event is delivered after those, only a seek brings them back): seek
+        back now. Only the fetch position past it: watch it (the fetched events are normally
+        queued for the agent; `reseek_stalled` seeks back if the expected one has not come
+        within RESEEK_SECONDS). Behind the table: left alone (never seek forward: the other roles
+        of the process need those events)."""
         if generation == self._synced_generation:
             return
         self._synced_generation = generation
@@ -171,20 +208,26 @@ class InputOffsets:
             expected = self.expected(tp)
             if expected is None:
                 continue
+            committed = self._committed(tp)
+            if committed is not None and committed > expected:
+                log.warning(
+                    "aggregator: %s[%d] is committed at %d, past %d the table expects; "
+                    "seeking back",
+                    tp.topic,
+                    tp.partition,
+                    committed,
+                    expected,
+                )
+                self._seeking[tp] = _Seek(expected, self._clock())
+                await self._do_seek(tp, expected)
+                continue
             try:
                 position = await self._position(tp)
             except Exception:  # e.g. revoked meanwhile; admit() still catches a gap
                 log.warning("aggregator: no position for %s", tp, exc_info=True)
                 continue
-            if position is not None and position > expected:
-                log.info(
-                    "aggregator: %s[%d] is at %d, past %d the table expects; seeking back",
-                    tp.topic,
-                    tp.partition,
-                    position,
-                    expected,
-                )
-                await self._do_seek(tp, expected)
+            if position is not None and position > expected and tp not in self._seeking:
+                self._seeking[tp] = _Seek(expected, self._clock(), attempts=0)
             elif position is not None and position < expected:
                 log.info(
                     "aggregator: %s[%d] is at %d, behind %d the table expects; not seeking "
@@ -203,7 +246,18 @@ class InputOffsets:
         for tp, seek in list(self._seeking.items()):
             if tp not in current:
                 del self._seeking[tp]
+            elif self.expected(tp) != seek.expected:
+                del self._seeking[tp]  # it moved on: the events came (a watch, or a late one)
             elif now - seek.at >= RESEEK_SECONDS:
+                if not seek.attempts:
+                    log.warning(
+                        "aggregator: %s[%d] offset %d has not come within %.0f s of the "
+                        "recovery; seeking back",
+                        tp.topic,
+                        tp.partition,
+                        seek.expected,
+                        RESEEK_SECONDS,
+                    )
                 if seek.attempts >= MAX_SEEKS:
                     log.error(
                         "aggregator: %s[%d] offset %d never came back after %d seeks; "

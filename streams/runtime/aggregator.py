@@ -86,7 +86,7 @@ from streams.runtime._entry import (
     table_key,
 )
 from streams.runtime._guard import HandleGuard
-from streams.runtime._offsets import InputOffsets
+from streams.runtime._offsets import InputOffsets, committed_offset, seek_back
 from streams.runtime._screen import Parker, is_marker, read_marker
 from streams.runtime.config import StreamConfig
 from streams.runtime.deadletter import DeadLetterLedger, DeadLetters
@@ -271,9 +271,10 @@ class Aggregator:
         )
         self.offsets = InputOffsets(
             _OffsetsView(self.cache),
-            lambda tp, offset: app.consumer.seek(tp, offset),
+            lambda tp, offset: seek_back(app.consumer, tp, offset),
             time.monotonic,
             position=lambda tp: app.consumer.position(tp),
+            committed=lambda tp: committed_offset(app.consumer, tp),
         )
         self._batch = _Batch()
         self._publishing: set[str] = set()  # keys queued or being published, not yet marked

@@ -107,11 +107,13 @@ async def test_offsets_reseek_a_stalled_partition_then_give_up_loudly():
 
 
 async def test_offsets_resync_seeks_back_once_per_generation_and_never_forward():
-    # The table expects 3 on reviews[0] and 40 on drafts[1]; the shared consumer is at 9 and 25.
+    # The table expects 3 on reviews[0] and 40 on drafts[1]; the group committed 9 on reviews[0]
+    # (past the table: Faust committed past events it skipped) and 25 on drafts[1].
     table = {
         offset_key(TP("qa.reviews", 0)): {"next": 3},
         offset_key(TP("qa.drafts", 1)): {"next": 40},
     }
+    committed = {TP("qa.reviews", 0): 9, TP("qa.reviews", 1): None, TP("qa.drafts", 1): 25}
     positions = {TP("qa.reviews", 0): 9, TP("qa.reviews", 1): 0, TP("qa.drafts", 1): 25}
     seeks: list[tuple[TP, int]] = []
 
@@ -121,13 +123,13 @@ async def test_offsets_resync_seeks_back_once_per_generation_and_never_forward()
     async def position(tp: TP) -> int | None:
         return positions[tp]
 
-    offsets = InputOffsets(table, seek, Clock(), position=position)
+    offsets = InputOffsets(table, seek, Clock(), position=position, committed=committed.get)
     assigned = [TP("qa.reviews", 0), TP("qa.reviews", 1), TP("qa.drafts", 1)]
     await offsets.resync(assigned, generation=4)
     await offsets.resync(assigned, generation=4)
-    # reviews[0]: past what the table holds (events skipped): back to 3. reviews[1]: nothing
-    # stored yet. drafts[1]: behind the table (a fail-over: the group's commit waits for the
-    # slowest role): not sought forward, or every other role of the process skips 25-39.
+    # reviews[0]: committed past what the table holds (events skipped): back to 3. reviews[1]:
+    # nothing stored yet. drafts[1]: behind the table (a fail-over: the group's commit waits for
+    # the slowest role): not sought forward, or every other role of the process skips 25-39.
     assert seeks == [(TP("qa.reviews", 0), 3)]
     await offsets.resync(assigned, generation=5)
     assert seeks == [(TP("qa.reviews", 0), 3)] * 2
@@ -135,6 +137,67 @@ async def test_offsets_resync_seeks_back_once_per_generation_and_never_forward()
     drafts1 = TP("qa.drafts", 1)
     assert [await offsets.admit(drafts1, o) for o in range(25, 41)] == [False] * 15 + [True]
     assert seeks == [(TP("qa.reviews", 0), 3)] * 2
+
+
+async def test_offsets_resync_leaves_prefetched_events_alone_and_seeks_only_when_they_stall():
+    # A worker starts: the table expects 2 on drafts[0] and drafts[1], nothing is committed past
+    # that, and the consumer has fetched both partitions to their end (17 and 36): the events
+    # 2-16 and 2-35 are in the agents' queues, not lost. Seeking back then moved the consumer
+    # under a batch still being handed out, and Faust took the rest of it for a gap it counts as
+    # acknowledged (tests/streams/test_seek_gap.py).
+    drafts0, drafts1 = TP("qa.drafts", 0), TP("qa.drafts", 1)
+    table = {offset_key(drafts0): {"next": 2}, offset_key(drafts1): {"next": 2}}
+    positions = {drafts0: 17, drafts1: 36}
+    seeks: list[tuple[TP, int]] = []
+
+    async def seek(tp: TP, offset: int) -> None:
+        seeks.append((tp, offset))
+
+    async def position(tp: TP) -> int | None:
+        return positions[tp]
+
+    clock = Clock()
+    offsets = InputOffsets(table, seek, clock, position=position, committed={drafts0: 2}.get)
+    await offsets.resync([drafts0, drafts1], generation=1)
+    assert seeks == []
+    # drafts[0]'s queued events arrive and are applied: nothing to seek, ever.
+    for offset in range(2, 17):
+        assert await offsets.admit(drafts0, offset)
+        offsets.applied(drafts0, offset)
+    # drafts[1]'s expected event never comes (skipped by Faust): sought back once the watch has
+    # waited RESEEK_SECONDS, then as any seek (again every RESEEK_SECONDS until it comes).
+    clock.now += RESEEK_SECONDS - 0.1
+    await offsets.reseek_stalled([drafts0, drafts1])
+    assert seeks == []
+    clock.now += 0.1
+    await offsets.reseek_stalled([drafts0, drafts1])
+    assert seeks == [(drafts1, 2)]
+    clock.now += RESEEK_SECONDS
+    await offsets.reseek_stalled([drafts0, drafts1])
+    assert seeks == [(drafts1, 2)] * 2
+    assert await offsets.admit(drafts1, 2)
+    offsets.applied(drafts1, 2)
+    clock.now += RESEEK_SECONDS
+    await offsets.reseek_stalled([drafts0, drafts1])
+    assert seeks == [(drafts1, 2)] * 2
+
+
+async def test_offsets_a_gap_seen_while_watching_is_sought_back_at_once():
+    drafts0 = TP("qa.drafts", 0)
+    seeks: list[int] = []
+
+    async def seek(tp: TP, offset: int) -> None:
+        seeks.append(offset)
+
+    async def position(tp: TP) -> int | None:
+        return 17
+
+    table = {offset_key(drafts0): {"next": 2}}
+    offsets = InputOffsets(table, seek, Clock(), position=position)
+    await offsets.resync([drafts0], generation=1)
+    assert seeks == []
+    assert not await offsets.admit(drafts0, 5)  # 2-4 were skipped: no need to wait
+    assert seeks == [2]
 
 
 def _full_entry() -> Entry:
