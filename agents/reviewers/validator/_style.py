@@ -112,6 +112,10 @@ _FILLERS = tuple(
             r"|steadfast (?:dedication|commitment)|continues? to captivate",
         ),
         ("holistic", r"from a holistic perspective|a holistic approach to"),
+        ("fear", r"fear not(?![a-z])"),
+        ("comprehensive", r"(?:this|our) comprehensive (?:guide|overview|article)(?![a-z])"),
+        ("empower empowers", r"empowers? you to(?![a-z])"),
+        ("key", r"(?:is|are) the key to (?:success|unlocking)(?![a-z])"),
     )
 )
 

@@ -554,3 +554,14 @@ def test_truncation_second_wordings(expected: str, body: str) -> None:
     codes = {f.code for f in validate(PAD + body, settings=Settings()).findings}
     cut = codes & {"broken_ending", "unclosed_code_fence", "possibly_truncated"}
     assert bool(cut) == (expected == "R"), (body, codes)
+
+
+def test_a_paragraph_of_stock_phrases_is_rejected() -> None:
+    made_of_them = (
+        "In the fast-paced world of e-commerce, it's worth noting that product pages play a "
+        "crucial role. Fear not: this comprehensive guide empowers you to sell more. In the "
+        "realm of search, a good page is the key to success. In summary, write well."
+    )
+    report = validate(PAD + made_of_them + END)
+    assert not report.approved
+    assert all(f.code in {"filler_phrase", "buzzword_density"} for f in report.findings)
