@@ -26,7 +26,8 @@ _IRREGULAR = (
     " flew gave hit put set stood taught threw understood woke rewrote overheard forgot became"
     " did had"
 )
-_PAST = r"(?:[a-z]{2,}ed|" + "|".join(_IRREGULAR.split()) + ")"
+# "-ed" but not "-eed" ("we need", "I proceed" are not past)
+_PAST = r"(?:[a-z]{2,}(?<!e)ed|" + "|".join(_IRREGULAR.split()) + ")"
 _MONTH = (
     r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 )

@@ -129,11 +129,29 @@ def _judge_ending(ctx: Context) -> _Ending | None:
         return None
     lines = _join_continuations(text, lines)
     start, last = lines[-1]
+    unbalanced = _unbalanced(text, start)
+    if unbalanced is not None:
+        return _Ending(max(start, len(text) - 80), len(text), unbalanced, True)
     why = _judge(last, lines)
     if why is None:
         return None
     message, certain = why
     return _Ending(max(start, len(text) - 80), len(text), message, certain)
+
+
+def _unbalanced(text: str, last_start: int) -> str | None:
+    """An inline code span or bold text opened in the last paragraph and never closed. The whole
+    paragraph is counted: hard-wrapped prose may open a span on one line and close it on the
+    next."""
+    brk = text.rfind("\n\n", 0, last_start)
+    para = text[max(brk + 2 if brk != -1 else 0, len(text) - _LINE_TAIL) :]
+    if "```" in para or "~~~" in para:
+        return None
+    if para.count("`") % 2 == 1:
+        return "ends inside an inline code span"
+    if para.count("**") % 2 == 1:
+        return "ends inside bold text"
+    return None
 
 
 def _join_continuations(text: str, lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -299,10 +317,6 @@ def _judge(line: str, lines: list[tuple[int, str]]) -> tuple[str, bool] | None:
         return "ends inside an HTML tag", True
     if "](" in line and _OPEN_URL.search(line):
         return "ends inside a link's URL", True
-    if line.count("`") % 2 == 1 and "```" not in line:
-        return "ends inside an inline code span", True
-    if line.count("**") % 2 == 1:
-        return "ends inside bold text", True
     item = _ITEM.match(line)
     if item is not None:
         return _judge_sibling(

@@ -565,3 +565,13 @@ def test_a_paragraph_of_stock_phrases_is_rejected() -> None:
     report = validate(PAD + made_of_them + END)
     assert not report.approved
     assert all(f.code in {"filler_phrase", "buzzword_density"} for f in report.findings)
+
+
+def test_a_code_span_wrapped_over_two_lines_is_balanced() -> None:
+    wrapped = PAD + "Run `multiqa\nmodels` to list them, then pick one."
+    assert "broken_ending" not in validate(wrapped, settings=Settings()).codes()
+    assert "broken_ending" in validate(PAD + "Run `multiqa models", settings=Settings()).codes()
+
+
+def test_we_need_is_not_a_past_action() -> None:
+    assert not _criticals("Last year's guide is out of date, so we need a new index here.")
