@@ -116,8 +116,10 @@ def _judge(match: re.Match[str], noun: str, ctx: Context) -> str | None:
     number = figure.split(" ", 1)[0].rstrip("+%").replace(",", "")
     if noun in _PEOPLE:
         return None  # headcounts: `_company` reads their wordings ("two developers on call")
-    if noun in ("years", "decades") and number.isdigit():
-        return _company._age(int(number) * (10 if noun == "decades" else 1), None, ctx)
+    if noun in ("years", "decades"):
+        # the company's age, in digits or words ("four years"): judged against the founding year
+        count = int(number) if number.isdigit() else _company._number(number)
+        return _company._age(count * (10 if noun == "decades" else 1), None, ctx) if count else None
     return f"company figure no company_* setting can confirm: {said!r}"
 
 

@@ -575,3 +575,8 @@ def test_a_code_span_wrapped_over_two_lines_is_balanced() -> None:
 
 def test_we_need_is_not_a_past_action() -> None:
     assert not _criticals("Last year's guide is out of date, so we need a new index here.")
+
+
+def test_years_in_words_are_judged_against_the_founding_year() -> None:
+    assert not _criticals("We have run the platform on our own servers for four years now.")
+    assert "unconfirmed_company_claim" in _criticals("We have run our own servers for 40 years.")
