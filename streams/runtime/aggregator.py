@@ -76,6 +76,7 @@ from schemas import (
 from streams.runtime import tracing
 from streams.runtime._acks import OrderedAcks
 from streams.runtime._cache import TableCache
+from streams.runtime._due import DueTimes
 from streams.runtime._entry import (
     TABLE_NAME,
     Entry,
@@ -235,6 +236,10 @@ class Aggregator:
         self.clock = clock
         self.counts = {"decided": 0, "published": 0, "duplicates": 0, "late": 0, "timeouts": 0}
         self._nudged: dict[str, float] = {}
+        # Due times of the entries, so the timer looks only at what is due (streams.runtime._due),
+        # and what the last scan saw (assigned partitions, consumer generation).
+        self.due = DueTimes()
+        self._due_view: tuple[frozenset[int], int] | None = None
         # The settings last in force and their version: reused for every draft while the
         # settings do not change. Settings by version, as stored (settings_key), read back once.
         self._stored_settings: tuple[Settings, str] | None = None
@@ -337,6 +342,7 @@ class Aggregator:
             # Changes not flushed are dropped: their events are unacknowledged, and the input
             # offsets (as last flushed) make the agent read them again.
             self.cache.discard()
+            self.due.invalidate()  # it holds due times of the dropped changes
             self._batch = _Batch()
             self._publishing.clear()
             self._room.set()
@@ -452,7 +458,9 @@ class Aggregator:
         return None if data is None else Entry.from_json(data)
 
     def _store(self, entry: Entry) -> None:
-        self.cache.set(entry.key, entry.partition, entry.to_json())
+        data = entry.to_json()
+        self.cache.set(entry.key, entry.partition, data)
+        self.due.set(entry.key, self._due_at(data), entry.partition)
 
     async def _on_draft(self, draft: DraftSubmitted, headers: Any, partition: int) -> None:
         key = table_key(draft.draft_id, draft.version)
@@ -561,6 +569,7 @@ class Aggregator:
     def _forget(self, entry: Entry) -> None:
         self.cache.delete(entry.key, entry.partition)
         self._nudged.pop(entry.key, None)
+        self.due.discard(entry.key)
 
     def _decide(
         self, entry: Entry, decided_by: str, evidence: list[ReviewerResult] | None = None
@@ -650,11 +659,11 @@ class Aggregator:
             self._changed.set()
 
     # --- the timer -------------------------------------------------------------------------------
-    def _due(self, data: dict[str, Any], now: float) -> bool:
+    def _due_at(self, data: dict[str, Any]) -> float:
         # Published in the same step as decided, normally; give that step time to finish.
         grace = 2 * self.config.aggregator_tick_seconds
         retention = self.config.decided_retention_seconds
-        return now >= due_at(data, retention=retention, publish_grace=grace)
+        return due_at(data, retention=retention, publish_grace=grace)
 
     async def _tick(self) -> None:
         # An exception would end Faust's timer task, and with it every later deadline.
@@ -678,18 +687,35 @@ class Aggregator:
         now = self.clock()
         # Re-send a nudge that had no effect after a while (e.g. lost in a rebalance).
         resend_after = max(5.0, 5 * self.config.aggregator_tick_seconds)
+        view = (frozenset(assigned), app.consumer_generation_id)
+        if view != self._due_view or self.due.needs_rebuild(now):
+            # Entries read back from the changelog, or changes dropped: walk the table once.
+            self._due_view = view
+            self.due.rebuild(
+                (
+                    (key, self._due_at(data), stored_partition(data))
+                    for key, data in list(self.cache.items())
+                    if not is_meta_key(key)
+                ),
+                now,
+            )
         sent = 0
-        for key, data in list(self.cache.items()):
-            if is_meta_key(key) or stored_partition(data) not in assigned:
+        for key, partition in self.due.take_due(now):
+            data = self.cache.get(key, partition)
+            if data is None or stored_partition(data) not in assigned:
+                continue  # gone (forgotten, or its partition: the next owner rebuilds)
+            due = self._due_at(data)
+            last = self._nudged.get(key)
+            if due > now:  # changed since it was indexed
+                self.due.set(key, due, partition)
                 continue
-            if not self._due(data, now):
-                continue
-            if now - self._nudged.get(key, -resend_after) < resend_after:
+            if last is not None and now - last < resend_after:
+                self.due.set(key, last + resend_after, partition)
                 continue
             self._nudged[key] = now
-            await self.nudges.send(
-                key=key.encode(), value=key.encode(), partition=stored_partition(data)
-            )
+            # Looked at again if the nudge had no effect (its handling stores the entry anew).
+            self.due.set(key, now + resend_after, partition)
+            await self.nudges.send(key=key.encode(), value=key.encode(), partition=partition)
             sent += 1
         return sent
 

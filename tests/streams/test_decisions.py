@@ -148,6 +148,10 @@ async def test_timeout_decides_with_the_missing_reviewer_named_and_no_further_tr
     assert entry.decided_by == "timeout" and entry.published
     assert env.critic.cancelled.count("never-1") == 1
     assert len(env.decisions_for("never-1")) == 1
+    # The timer found the deadline in its index of due times: it walked the whole table once
+    # after the partitions were assigned (and again only if they changed), not every 0.2 s tick.
+    aggregator = env.stream.aggregator
+    assert aggregator is not None and 1 <= aggregator.due.rebuilds <= 2
 
 
 async def test_all_answered_decides_with_every_review(env):
