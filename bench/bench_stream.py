@@ -9,7 +9,9 @@ PostgreSQL database per engine and round):
 - aiokafka:  the same topology on bare aiokafka, batched, one process (bench/peer_aiokafka.py):
              the floor;
 - quix:      the same topology on Quix Streams, one process per reviewer plus one for the
-             aggregator and sinks (bench/peer_quix.py).
+             aggregator and sinks (bench/peer_quix.py);
+- multiqa-base (only when asked for, with BENCH_BASE_TREE=<another checkout>): that checkout's
+             multiqa worker, e.g. main before a change, for a before/after in the same run.
 Per engine: a burst (every draft submitted at once: drafts/s), then a paced run at the same rate
 for every engine (latency without a queue). CPU per draft is the engine's processes' plus the
 broker's, during the burst. Messages written/read per draft count every topic and consumer group
@@ -38,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stream_engines import Engine, Feeder, cpu_seconds, message_counts
+from stream_engines import BASELINE, Engine, Feeder, cpu_seconds, message_counts
 from stream_roster import SIMULATED, ZERO, make_drafts, roster
 
 from agents.values import split_list
@@ -168,7 +170,14 @@ def summarise(rows: Sequence[Row]) -> None:
             f"  {e:<9} burst {f['rate']:7.1f} drafts/s  paced p50 {f['p50']:6.1f} ms  "
             f"p99 {f['p99']:6.1f} ms  CPU {f['cpu']:.2f} ms/draft (+{f['broker']:.2f} broker)"
         )
-    peers = [e for e in figures if e != "multiqa"]
+    if "multiqa" in figures and BASELINE in figures:
+        m, b = figures["multiqa"], figures[BASELINE]
+        print(
+            f"  multiqa / {BASELINE} (BENCH_BASE_TREE): burst x{m['rate'] / b['rate']:.2f}, "
+            f"paced p99 x{m['p99'] / b['p99']:.2f}, CPU per draft incl. broker "
+            f"x{(m['cpu'] + m['broker']) / (b['cpu'] + b['broker']):.2f}"
+        )
+    peers = [e for e in figures if not e.startswith("multiqa")]
     if "multiqa" in figures and peers:
         m = figures["multiqa"]
         fastest = max(peers, key=lambda e: figures[e]["rate"])

@@ -29,6 +29,19 @@ from streams.runtime.config import StreamConfig
 
 BENCH = Path(__file__).resolve().parent
 TOPICS = ("drafts", "reviews", "decisions", "dead-letters")
+# multiqa as another checkout has it (e.g. main before a change), run beside this one's.
+BASELINE = "multiqa-base"
+
+
+def baseline_tree() -> Path:
+    """The checkout the multiqa-base engine runs (BENCH_BASE_TREE)."""
+    tree = os.environ.get("BENCH_BASE_TREE", "")
+    if not tree or not (Path(tree) / "bench" / "bench_stream.py").is_file():
+        raise SystemExit(
+            "the multiqa-base engine needs BENCH_BASE_TREE=<a checkout of multiqa>, e.g. "
+            "git worktree add /tmp/base main"
+        )
+    return Path(tree)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -84,12 +97,16 @@ class Engine:
                 [py, str(BENCH / "peer_quix.py"), *common, "--role", r, "--state-dir", state]
                 for r in roles
             ]
+        if self.name == BASELINE:
+            return [[py, str(baseline_tree() / "bench" / "bench_stream.py"), "--serve"]]
         return [[py, str(BENCH / "bench_stream.py"), "--serve"]]
 
     def env(self) -> dict[str, str]:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        if self.name == "multiqa":
+        if self.name in ("multiqa", BASELINE):
             env.update(stream_config(self.bootstrap, self.prefix, self.dsn).to_env())
+        if self.name == BASELINE:
+            env["PYTHONPATH"] = str(baseline_tree())  # its own code, not this checkout's
         return env
 
     async def create_topics(self) -> None:
@@ -105,7 +122,7 @@ class Engine:
             await admin.create_topics(topics)
         finally:
             await admin.close()
-        if self.name == "multiqa":
+        if self.name in ("multiqa", BASELINE):
             from streams.runtime.topics import ensure_topics
 
             await ensure_topics(stream_config(self.bootstrap, self.prefix, self.dsn))
