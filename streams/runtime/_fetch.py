@@ -9,7 +9,11 @@ its partitions has new data or `fetch_max_wait_ms` passed, which Faust 0.15.3 fi
 the reviewer results of a draft that arrive right after the first one are fetched only when some
 other partition receives something, or 1.5 s later: at 20 drafts/s the aggregator saw the last
 result of a draft 40 ms (p50) to 380 ms (p99) after it was written (bench/bench_stream.py, paced).
-A short wait bounds that delay; an idle worker then sends one cheap empty fetch per wait.
+A short wait bounds that delay, but an idle worker then sends an empty fetch per wait: with 20 ms,
+at 0.5 drafts/s the consumer thread's fetches were half the worker's CPU, and on this machine's
+loaded, shared cores paced latency got worse (5 drafts/s, two A/B pairs: p50 372 and 849 ms
+against 187 and 214 ms with 1.5 s). So the default stays Faust's 1.5 s
+(MULTIQA_BROKER_FETCH_WAIT): a deployment with cores to spare may lower it.
 
 The screen. Faust 0.15.3 delivers every fetched record on its own: a message object, the read-
 offset and gap bookkeeping, `wait_first` on two tasks per message, the conductor's lock, the
