@@ -9,6 +9,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agents.reviewers.validator import _back_matter
 from agents.reviewers.validator._core import Context, Hit, rule
 from schemas.records import Severity
 
@@ -94,7 +95,7 @@ def _ending(ctx: Context) -> _Ending | None:
 
 
 def _judge_ending(ctx: Context) -> _Ending | None:
-    text = _without_back_matter(ctx.content.rstrip())
+    text = _back_matter.without_back_matter(ctx.content.rstrip())
     if not text or ctx.truncated_from is not None:
         return None
     if any(not f.closed for f in ctx.fences):
@@ -106,7 +107,7 @@ def _judge_ending(ctx: Context) -> _Ending | None:
     if envelope is not None:
         return _Ending(envelope, len(text), "trailing JSON envelope after the article", True)
     if "<" in ctx.prose[tail_start:]:
-        tag = _unclosed_block(ctx.prose[: len(text)])
+        tag = _back_matter.unclosed_block(ctx.prose[: len(text)])
         if tag is not None:
             start = ctx.lower.rfind("<" + tag, 0, len(text))
             return _Ending(start, len(text), f"ends inside an unclosed <{tag}> element", True)
@@ -129,7 +130,7 @@ def _judge_ending(ctx: Context) -> _Ending | None:
         return None
     lines = _join_continuations(text, lines)
     start, last = lines[-1]
-    unbalanced = _unbalanced(text, start)
+    unbalanced = _back_matter.unbalanced(text, start)
     if unbalanced is not None:
         return _Ending(max(start, len(text) - 80), len(text), unbalanced, True)
     why = _judge(last, lines)
@@ -137,21 +138,6 @@ def _judge_ending(ctx: Context) -> _Ending | None:
         return None
     message, certain = why
     return _Ending(max(start, len(text) - 80), len(text), message, certain)
-
-
-def _unbalanced(text: str, last_start: int) -> str | None:
-    """An inline code span or bold text opened in the last paragraph and never closed. The whole
-    paragraph is counted: hard-wrapped prose may open a span on one line and close it on the
-    next."""
-    brk = text.rfind("\n\n", 0, last_start)
-    para = text[max(brk + 2 if brk != -1 else 0, len(text) - _LINE_TAIL) :]
-    if "```" in para or "~~~" in para:
-        return None
-    if para.count("`") % 2 == 1:
-        return "ends inside an inline code span"
-    if para.count("**") % 2 == 1:
-        return "ends inside bold text"
-    return None
 
 
 def _join_continuations(text: str, lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -163,37 +149,6 @@ def _join_continuations(text: str, lines: list[tuple[int, str]]) -> list[tuple[i
         return lines
     joined = " ".join(line for _, line in lines[i:])
     return [*lines[:i], (lines[i][0], joined[-_LINE_TAIL:])]
-
-
-# Lines that follow an article's last sentence without being prose: a signature ("- Olly,
-# FreeAgent CTO"), an italic byline ("*Team: Ioan, Josh*"), reference-style link definitions,
-# spacer entities and empty HTML. The ending is judged above them.
-_BACK_MATTER = re.compile(
-    r"(?:&nbsp;|&#160;|<br\s*/?>|<hr\s*/?>|<p>\s*</p>|\s)+"
-    r"|\[[^\]\n]{1,200}\]:[ \t]*\S{1,2000}(?:[ \t]+[\"'(][^\n]{0,300})?"
-    r"|(?:[\u2013\u2014]|--)[ \t]*[A-Z][\w.'\u2019 -]{0,60}(?:,[ \t]*[^\n]{1,80})?"
-    r"|>[ \t]*(?:[\u2013\u2014]|--)[ \t]*[^\n]{1,80}"  # a blockquote's attribution line
-    r"|-{3,}|\*{3,}|_{3,}"  # the rule that separates the back matter
-    r"|[*_]{1,2}(?i:team|posted by|written by|by|authors?|photos?|images?|cover|thanks to"
-    r"|with thanks|credits?|edited by|originally published)\b[^\n]{0,200}[*_]{1,2}"
-    # document metadata: "**Last updated:** 2026-05-08", "**Owner:** Matt"
-    r"|\*\*(?i:last updated|updated|date|published|owner|decision owner|authors?|status"
-    r"|reviewed by|reviewers?|version|tags|category|maintainers?):?\*\*:?[ \t]*[^\n]{1,80}"
-)
-_MAX_BACK_MATTER_LINES = 20
-
-
-def _without_back_matter(text: str) -> str:
-    """`text` without its trailing back-matter lines (at most a few; never all of it)."""
-    for _ in range(_MAX_BACK_MATTER_LINES):
-        cut = text.rfind("\n")
-        if cut <= 0:
-            return text
-        line = text[cut + 1 :].strip()
-        if len(line) > 2500 or not _BACK_MATTER.fullmatch(line):
-            return text
-        text = text[:cut].rstrip()
-    return text
 
 
 def _last_envelope(ctx: Context, text: str, tail_start: int) -> int | None:
@@ -218,26 +173,6 @@ _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 # No optional "!" in front: a pattern starting with a literal "[" lets `re` jump between brackets.
 _OPEN_LINK_URL = re.compile(r"\[[^\]\n]{0,500}\]\([^)\s]{0,2000}$")
 _OPEN_LINK_TEXT = re.compile(r"\[[^\]\n]{0,500}$")
-_EMOTICONS = (":)", ":-)", ";)", ";-)", ":D", ":P", ":-D", "<3", "^_^", "\\o/")
-# A block-level HTML element opened and never closed: the draft stopped inside it.
-_BLOCK_TAGS = ("div", "details", "table", "ul", "ol", "blockquote", "section", "figure", "aside")
-_OPEN_BLOCK = re.compile(r"<(div|details|table|ul|ol|blockquote|section|figure|aside)(?=[\s>])")
-
-
-def _unclosed_block(prose: str) -> str | None:
-    """The block element the draft leaves open at its end (one opened after the last close)."""
-    low = prose.lower()
-    for tag in _BLOCK_TAGS:
-        opened = low.rfind("<" + tag)
-        if opened == -1:
-            continue
-        closes = low.count("</" + tag)
-        opens = len([m for m in _OPEN_BLOCK.finditer(low) if m.group(1) == tag])
-        if opens > closes and low.rfind("</" + tag) < opened:
-            return tag
-    return None
-
-
 # A link's URL opened on this line, its text on a line above (a wrapped link).
 _OPEN_URL = re.compile(r"\]\([^)\s]{0,2000}$")
 _OPEN_TAG = re.compile(r"<[a-zA-Z!/][^<>\n]{0,2000}$")
@@ -304,9 +239,9 @@ def _judge(line: str, lines: list[tuple[int, str]]) -> tuple[str, bool] | None:
     """Why this last line looks cut (message, certain), or None when it ends cleanly."""
     if _HEADING.match(line):
         return "ends at a heading with no section body", True
-    if _RULE.match(line) or (len(line) < 2500 and _BACK_MATTER.fullmatch(line)):
+    if _RULE.match(line) or (len(line) < 2500 and _back_matter.BACK_MATTER.fullmatch(line)):
         return None
-    if line.endswith(_EMOTICONS):
+    if line.endswith(_back_matter.EMOTICONS):
         return None
     if "[" in line:
         if _OPEN_LINK_URL.search(line):
