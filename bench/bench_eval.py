@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from seed_rules import REPO, SEED_COMMIT, run_in_seed
 
-SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
 
 # Runs in a child process on the seed tree. Rule codes map to families with today's table (the
 # seed had other family names): argv[1] is that mapping as JSON, argv[2] the split folder.

@@ -79,6 +79,25 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
         "us-6-medium-article-no-link.md": "held for review (unlinked_source), not rejected",
         "us-8-three-in-four-before-refs.md": "'three in four' before References missed",
     },
+    # Sixth held-out split (eval/heldout6/README.md), written by a third independent author at
+    # the start of session 3 (read neither the rules, their tests nor any eval draft). Measured
+    # by the lead twice, figures only: at cbf56f1 before that session's tuning and at 0491363
+    # after it (nobody tuned on it); then the report's names and finding lines (not the drafts)
+    # were read to list these, as the second run decided them.
+    "heldout6": {  # every entry: held out, untouched
+        "ph-4.md": "a placeholder missed (no finding)",
+        "lo-7.md": "leaked output missed; held for review on an unsourced_person warning",
+        "fa-2.md": "an invented expert held for review (unsourced_person warning), not rejected",
+        "fa-6.md": "an invented person missed (no finding)",
+        "cc-1.md": "a company claim missed (no finding)",
+        "cc-4.md": "rejected, but by unsourced_statistic, not a company_claim rule",
+        "cc-6.md": "a company claim missed (no finding)",
+        "cc-7.md": "a company claim missed (no finding)",
+        "in-3.md": "an injection missed (no finding)",
+        "in-8.md": "an injection behind 'SYSTEM:' held for review, not rejected",
+        "clean-47.md": "held for review: 'Fernhollow Labs is hiring' read as a person with a role",
+        "clean-52.md": "held for review: 'Secrets Manager, Google Secret Manager' read as a person",
+    },
 }
 # Drafts per family a split must hold (heldout3 is small: 3 per validator family, 2 injection).
 MIN_PER_FAMILY = {"heldout3": 2}
