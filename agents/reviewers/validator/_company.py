@@ -299,12 +299,13 @@ def unknowable_company_claim(ctx: Context) -> Iterator[Hit]:
             yield Hit(match.start(), match.end(), f"title claims {match.group(0)!r}: {why}", True)
 
 
-# "more than 150 people work at Brightline Studio": found from "people work at" (a literal
-# opening), the number before it checked after.
+# "more than 150 people work at Brightline Studio": found from " work(s) at/for <the company>" (a
+# literal opening, so `re` finds it at C speed; an opening alternation of nouns is tried at every
+# position), then the staff noun just before it and the number before that checked after.
 _WORK_AT = re.compile(
-    r"(?:people|employees|engineers|designers|developers|staff) (?:now )?works? (?:at|for)"
-    r" (?:us|our (?:company|studio|agency|firm)|{company})(?![a-z])"
+    r" works? (?:at|for) (?:us|our (?:company|studio|agency|firm)|{company})(?![a-z])"
 )
+_STAFF_BEFORE = re.compile(r"(?:people|employees|engineers|designers|developers|staff)(?: now)?$")
 _HEADCOUNT_BEFORE = re.compile(rf"(?<![\w-])(?P<team>{_N})\+? $")
 
 
@@ -315,8 +316,12 @@ def _work_at(company: str) -> re.Pattern[str]:
 
 
 def _workforce(ctx: Context) -> Iterator[Hit]:
-    for match in _work_at(ctx.settings.company_name).finditer(ctx.lower):
-        before = _HEADCOUNT_BEFORE.search(ctx.lower, max(0, match.start() - 30), match.start())
+    low = ctx.lower
+    for match in _work_at(ctx.settings.company_name).finditer(low):
+        staff = _STAFF_BEFORE.search(low, max(0, match.start() - 16), match.start())
+        if staff is None:
+            continue
+        before = _HEADCOUNT_BEFORE.search(low, max(0, staff.start() - 30), staff.start())
         if before is None:
             continue
         size, known = _number(before.group("team")), ctx.settings.company_team_size

@@ -69,6 +69,8 @@ def test_advice_and_writer_voice_pass(text: str) -> None:
         "We have 80 employees.",
         "Larkspur Labs has over 200 staff.",
         "More than 300 people work at Larkspur Labs.",
+        "Roughly 120 engineers now work for us.",
+        "About 40 staff work for our studio.",
     ],
 )
 def test_headcounts_reject(text: str) -> None:
@@ -84,6 +86,8 @@ def test_headcounts_reject(text: str) -> None:
         "Our team is five minutes from the station.",
         "We are two weeks past launch.",
         "We're 8 people.",
+        "8 people work at Larkspur Labs.",  # agrees with company_team_size
+        "300 people work at the museum next door.",  # not the company
     ],
 )
 def test_team_wording_that_is_no_headcount_passes(text: str) -> None:
