@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._experience import FAMILY
-from agents.reviewers.validator._text import word_matches
+from agents.reviewers.validator._text import sentence_span, word_matches
 from schemas.records import Severity
 
 _A = "['\u2019]"
@@ -88,7 +88,6 @@ _IMAGINED = re.compile(
         "{_A}", _A
     )
 )
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 
 
 _NARRATOR_LEADS = ("i ", "we ", "my team ", "our team ", "the team ")
@@ -108,15 +107,6 @@ def _narrators(low: str) -> Iterator[re.Match[str]]:
         match = _NARRATOR.match(low, pos)
         if match is not None:
             yield match
-
-
-def _sentence(low: str, start: int, end: int) -> tuple[int, int]:
-    floor = max(0, start - 300)
-    begin = floor
-    for m in _SENTENCE_END.finditer(low, floor, start):
-        begin = m.end()
-    stop = _SENTENCE_END.search(low, end, min(len(low), end + 300))
-    return begin, stop.end() if stop is not None else min(len(low), end + 300)
 
 
 _FOUNDING = re.compile(r"(?:founded|established|incorporated|registered) $")
@@ -154,7 +144,7 @@ def first_person_anecdote(ctx: Context) -> Iterator[Hit]:
     for start, end, known_person in sorted(candidates):
         if start < seen_until or low.endswith(("since ", "until "), max(0, start - 6), start):
             continue  # "since we started in 2021": a point in time, not an episode
-        begin, stop = _sentence(low, start, end)
+        begin, stop = sentence_span(low, start, end)
         if _IMAGINED.search(low, begin, stop) is not None:
             continue
         before = low[begin:start]

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from agents.reviewers.validator import _company
 from agents.reviewers.validator._core import Context, Hit
+from agents.reviewers.validator._text import sentence_span
 
 _A = "['\u2019]"
 _BUSINESS = (
@@ -56,7 +57,6 @@ _NOT_ASSERTED = re.compile(
     r"|plan to|hope to|want to|goal is|claim|claims"
     r"|example|e\.g\.|for instance|say)(?![a-z])"
 )
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
@@ -93,7 +93,7 @@ def metric_hits(ctx: Context) -> Iterator[Hit]:
         noun = match.group("noun") or ("money" if low[match.start()] in "$\u20ac\u00a3" else None)
         if noun is None or match.start() < seen_until or not _word_start(low, match.start()):
             continue
-        begin, stop = _sentence(low, match.start(), match.end())
+        begin, stop = sentence_span(low, match.start(), match.end(), reach=240)
         if low.endswith("our ", 0, match.start()):
             subject: re.Match[str] | None = voice.match(low, match.start() - 4)  # "our 98% ..."
         else:
@@ -125,12 +125,3 @@ def _judge(match: re.Match[str], noun: str, ctx: Context) -> str | None:
 
 def _word_start(text: str, pos: int) -> bool:
     return pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] in "_.,-")
-
-
-def _sentence(low: str, start: int, end: int) -> tuple[int, int]:
-    floor = max(0, start - 240)
-    begin = floor
-    for m in _SENTENCE_END.finditer(low, floor, start):
-        begin = m.end()
-    stop = _SENTENCE_END.search(low, end, min(len(low), end + 240))
-    return begin, stop.end() if stop is not None else min(len(low), end + 240)

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._sources import has_source
 from agents.reviewers.validator._statistics import _HYPOTHETICAL, FAMILY
-from agents.reviewers.validator._text import phrase_matches, phrases
+from agents.reviewers.validator._text import phrase_matches, phrases, sentence_span
 from schemas.records import Severity
 
 _POPULATION = (
@@ -114,16 +114,6 @@ _MORE_THAN = tuple(
 )
 _MORE_WORDS = frozenset(("more", "fewer", "less", "higher", "lower"))
 _DIGITS_BEFORE = re.compile(r"(?<![\w.])\d[\d.,]*$")
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
-
-
-def _sentence(low: str, start: int, end: int) -> tuple[int, int]:
-    floor = max(0, start - 300)
-    begin = floor
-    for m in _SENTENCE_END.finditer(low, floor, start):
-        begin = m.end()
-    stop = _SENTENCE_END.search(low, end, min(len(low), end + 300))
-    return begin, stop.end() if stop is not None else min(len(low), end + 300)
 
 
 @rule(
@@ -149,7 +139,7 @@ def unsourced_quantity(ctx: Context) -> Iterator[Hit]:
             start = digits.start()
         if start < last:
             continue
-        begin, stop = _sentence(low, start, end)
+        begin, stop = sentence_span(low, start, end)
         if _OWN_MATERIAL.search(low, begin, stop) is not None:
             continue
         if _HYPOTHETICAL.search(low[max(begin, start - 80) : start]) is not None:

@@ -173,3 +173,18 @@ def strip_invisible(text: str) -> Visible:
     if not removed:
         return Visible(text)
     return Visible(_INVISIBLE.sub("", text), tuple(r - i for i, r in enumerate(removed)))
+
+
+# A sentence ends at . ! or ? before whitespace (or the end), or at a line break.
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+def sentence_span(low: str, start: int, end: int, reach: int = 300) -> tuple[int, int]:
+    """(begin, stop) of the sentence around low[start:end], looking at most `reach` characters
+    either side (a bound, so a text without full stops costs no more than a window)."""
+    floor = max(0, start - reach)
+    begin = floor
+    for m in _SENTENCE_END.finditer(low, floor, start):
+        begin = m.end()
+    stop = _SENTENCE_END.search(low, end, min(len(low), end + reach))
+    return begin, stop.end() if stop is not None else min(len(low), end + reach)

@@ -128,3 +128,19 @@ def test_bad_inputs(name: str) -> None:
     text = BAD[name]
     for pattern in LED:
         assert _spans(_leads.finditer(pattern, text)) == _spans(pattern.finditer(text))
+
+
+def test_sentence_span_finds_the_sentence_around_a_hit_within_its_reach() -> None:
+    from agents.reviewers.validator._text import sentence_span
+
+    low = "first one. the hit is here, mid sentence! next one\nline two"
+    start = low.index("hit")
+    begin, stop = sentence_span(low, start, start + 3)
+    assert low[begin:stop] == " the hit is here, mid sentence!"
+    # no sentence end within reach: the window's edges, never the whole text
+    long = "x" * 1000 + "hit" + "y" * 1000
+    begin, stop = sentence_span(long, 1000, 1003, reach=240)
+    assert (begin, stop) == (760, 1243)
+    # a line break ends a sentence too; the end of the text closes the last one
+    begin, stop = sentence_span(low, low.index("line"), low.index("line") + 4)
+    assert low[begin:stop] == "line two"
