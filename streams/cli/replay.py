@@ -38,7 +38,7 @@ from streams.cli._command import (
     parse_overrides,
 )
 from streams.cli.progress import Progress
-from streams.cli.replay_jobs import default_jobs, rescore_in_processes
+from streams.cli.replay_jobs import Outcome, default_jobs, rescore_here, rescore_in_processes
 from streams.cli.replay_read import read_topics
 from streams.cli.replay_score import Rescored, rescore_one
 from streams.history._report import Item, Report
@@ -117,15 +117,21 @@ async def rescore_topics(
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def _collector_paused(*, freeze: bool = False) -> Iterator[None]:
     """The cyclic garbage collector off while the history is read and re-scored: the records
     hold no cycles, and its passes over the growing heap of them cost about a third of the
-    time (bench/bench_rescore.py). Anything cyclic left is collected when it is back on."""
+    time (bench/bench_rescore.py). Anything cyclic left is collected when it is back on.
+
+    `freeze`: the objects made meanwhile are moved out of the collector's reach (`gc.freeze`)
+    before it is back on, so its first pass does not walk the whole history once more (the
+    command, which ends soon after; reference counting still frees them)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if freeze:
+            gc.freeze()
         if was_enabled:
             gc.enable()
 
@@ -233,37 +239,28 @@ async def rescore_command(args: argparse.Namespace) -> int:
     settings = _with_overrides(await _base_settings(config, not args.defaults), overrides)
     say = _no_progress if args.quiet else _progress
     jobs = args.jobs or default_jobs()
-    shared: Report | None = None
-    if jobs > 1:
-        outcome = await rescore_in_processes(
-            config.bootstrap_servers,
-            config.decisions_topic,
-            config.reviews_topic,
-            settings,
-            jobs,
-            publish=bool(args.publish),
-            progress=not args.quiet,
-        )
+    topics = (config.bootstrap_servers, config.decisions_topic, config.reviews_topic, settings)
+    outcome: Outcome | None = None
+    with _collector_paused(freeze=True):
+        if jobs > 1:
+            outcome = await rescore_in_processes(
+                *topics, jobs, publish=bool(args.publish), progress=not args.quiet
+            )
+            if outcome is None:
+                say("the partitions do not hold every decision's evidence apart: re-scoring in "
+                    "one process")  # fmt: skip
         if outcome is None:
-            say("the partitions do not hold every decision's evidence apart: re-scoring in one "
-                "process")  # fmt: skip
-        else:
-            for topic in outcome.missing:
-                say(missing_topic(topic, config.bootstrap_servers))
-            say(f"read {outcome.decisions} decisions from {config.decisions_topic}")
-            say(f"read {outcome.reviews} reviewer results from {config.reviews_topic}")
-            for line in outcome.undecodable:
-                say(f"skipped undecodable event {line}")
-            shared = _shared_report(outcome.items, settings, len(outcome.undecodable))
-            published = outcome.published
-    if shared is None:
-        report = await rescore_topics(config, settings, progress=None if args.quiet else say)
-        shared = as_report(report, settings)
-        published = [
-            (i.rescored.draft_id.encode(), encode(i.rescored))
-            for i in report.rescored
-            if args.publish and i.rescored is not None
-        ]
+            outcome = await rescore_here(
+                *topics, publish=bool(args.publish), progress=not args.quiet
+            )
+    for topic in outcome.missing:
+        say(missing_topic(topic, config.bootstrap_servers))
+    say(f"read {outcome.decisions} decisions from {config.decisions_topic}")
+    say(f"read {outcome.reviews} reviewer results from {config.reviews_topic}")
+    for line in outcome.undecodable:
+        say(f"skipped undecodable event {line}")
+    shared = _shared_report(outcome.items, settings, len(outcome.undecodable))
+    published = outcome.published
     if args.json:
         shared.emit_json()
     else:

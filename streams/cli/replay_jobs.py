@@ -17,41 +17,27 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import multiprocessing
 import os
 import pickle
 import sys
-from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.settings import Settings
-from schemas import QADecision, ReviewerResult, encode
+from schemas import QADecision, ReviewerResult
 from streams.cli._command import CommandError
 from streams.cli.progress import Progress
 from streams.cli.replay_read import read_partitions
-from streams.cli.replay_score import rescore_one
+from streams.cli.replay_score import Share, score_partitions
 from streams.history._report import Item
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 # Counters each process keeps in shared memory: events to read, events read, decisions to
 # re-score, decisions re-scored (-1: not known yet).
 _COUNTERS = 4
-_EVERY = 512  # decisions between two counter updates
-
-
-@dataclass
-class Share:
-    """What one process found in its partitions."""
-
-    counts: dict[str, int] = field(default_factory=dict)  # partitions per topic
-    decisions: int = 0
-    reviews: int = 0
-    undecodable: list[str] = field(default_factory=list)
-    # (partition, decision_id, draft_id, version, approved, score, approved after, score after,
-    # problem), in partition and offset order
-    rows: list[tuple[Any, ...]] = field(default_factory=list)
-    published: list[tuple[bytes, bytes]] = field(default_factory=list)  # (key, encoded)
 
 
 @dataclass
@@ -73,6 +59,31 @@ def default_jobs() -> int:
     return max(1, min(cores, 8))
 
 
+async def rescore_here(
+    bootstrap: str,
+    decisions_topic: str,
+    reviews_topic: str,
+    settings: Settings,
+    *,
+    publish: bool = False,
+    progress: bool = True,
+) -> Outcome:
+    """Re-score every partition in this process (what --jobs 1 runs, and the fallback of a
+    split run that cannot be trusted): a decision whose evidence is incomplete is reported so."""
+    shared = [-1, 0, -1, 0]
+    bars = _Bars(shared, 1, enabled=progress)
+    try:
+        share = await _share(
+            shared, 0, 1, bootstrap, decisions_topic, reviews_topic, settings, publish,
+            tick=bars.update,
+        )  # fmt: skip
+    finally:
+        bars.close()
+    outcome = _merge([share], decisions_topic, reviews_topic, split=False)
+    assert outcome is not None  # only a split run can be refused
+    return outcome
+
+
 async def rescore_in_processes(
     bootstrap: str,
     decisions_topic: str,
@@ -84,6 +95,8 @@ async def rescore_in_processes(
     progress: bool = True,
 ) -> Outcome | None:
     """Re-score in `jobs` processes; None when one process must do it (see the module doc)."""
+    import multiprocessing  # only here: --jobs 1 need not pay its import
+
     context = multiprocessing.get_context("fork")
     shared = context.Array("q", [-1, 0, -1, 0] * jobs, lock=False)
     sys.stdout.flush()
@@ -101,11 +114,19 @@ async def rescore_in_processes(
         send.close()
         children.append((process, receive))
     shares = await _collect(children, shared, jobs, progress)
+    return _merge(shares, decisions_topic, reviews_topic, split=True)
+
+
+def _merge(
+    shares: list[Share], decisions_topic: str, reviews_topic: str, *, split: bool
+) -> Outcome | None:
+    """The shares as one report; None when a split run may not have seen what one process
+    would have."""
     counts = {topic: n for share in shares for topic, n in share.counts.items()}
-    if counts.get(decisions_topic) != counts.get(reviews_topic) and all(counts.values()):
+    if split and counts.get(decisions_topic) != counts.get(reviews_topic) and all(counts.values()):
         return None  # partition p of one topic is not partition p of the other
     rows = sorted((row for share in shares for row in share.rows), key=lambda row: row[0])
-    if any(row[8] for row in rows):
+    if split and any(row[8] for row in rows):
         return None  # evidence missing here may lie in another process's partitions
     items: list[Item] = []
     seen: set[str] = set()
@@ -234,60 +255,32 @@ async def _share(
     reviews_topic: str,
     settings: Settings,
     publish: bool,
+    tick: Callable[[], None] | None = None,
 ) -> Share:
+    """Read and re-score partitions p % jobs == k, with the counters of process k in `shared`
+    (`tick` after each update: the in-process run draws its bars there)."""
     base = k * _COUNTERS
 
     def on_progress(read: int, total: int) -> None:
         shared[base], shared[base + 1] = total, read
+        if tick is not None:
+            tick()
+
+    def on_scored(done: int, total: int) -> None:
+        shared[base + 2], shared[base + 3] = total, done
+        if tick is not None:
+            tick()
 
     share = Share()
     read = await read_partitions(
         bootstrap,
         {decisions_topic: QADecision, reviews_topic: ReviewerResult},
-        only=lambda p: p % jobs == k,
+        only=(lambda p: p % jobs == k) if jobs > 1 else None,
         on_undecodable=share.undecodable.append,
         on_progress=on_progress,
     )
     share.counts = read.counts
     shared[base] = max(shared[base], 0)
-    by_version: dict[tuple[str, int], list[ReviewerResult]] = defaultdict(list)
-    partitions: list[tuple[int, list[QADecision]]] = []
-    for (topic, partition), events in sorted(read.events.items()):
-        if topic == reviews_topic:
-            share.reviews += len(events)
-            for review in events:
-                by_version[(review.draft_id, review.version)].append(review)
-        else:
-            share.decisions += len(events)
-            partitions.append((partition, events))
-    shared[base + 2] = share.decisions
-    done = 0
-    seen: set[str] = set()
-    rows = share.rows
-    for partition, decisions in partitions:
-        for original in decisions:
-            done += 1
-            if done % _EVERY == 0:
-                shared[base + 3] = done
-            if original.decision_id in seen:
-                continue
-            seen.add(original.decision_id)
-            item = rescore_one(original, by_version, settings)
-            after = item.rescored
-            rows.append(
-                (
-                    partition,
-                    original.decision_id,
-                    original.draft_id,
-                    original.version,
-                    original.approved,
-                    original.final_score,
-                    after.approved if after else None,
-                    after.final_score if after else None,
-                    item.problem,
-                )
-            )
-            if publish and after is not None:
-                share.published.append((after.draft_id.encode(), encode(after)))
-    shared[base + 3] = done
+    events, read.events = read.events, {}
+    score_partitions(share, events, reviews_topic, settings, publish=publish, on_scored=on_scored)
     return share

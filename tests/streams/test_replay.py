@@ -21,11 +21,12 @@ from schemas import (
     Provider,
     QADecision,
     ReviewerResult,
+    decode,
     encode,
 )
 from streams.cli import main
 from streams.cli.replay import as_report, read_topic, rescore, rescore_topics
-from streams.cli.replay_jobs import rescore_in_processes
+from streams.cli.replay_jobs import rescore_here, rescore_in_processes
 from streams.runtime.config import StreamConfig
 from tests.helpers.drafts import CLEAN, CRITICAL
 
@@ -309,6 +310,18 @@ async def test_partitions_that_do_not_line_up_are_rescored_in_one_process(
 # --- a large, varied history, field for field ----------------------------------------------------
 
 
+# Settings that change different rules: weights, thresholds, vetoes, required and advisory
+# reviewers, the warning penalty, the disagreement spread (as bench/check_decisions.py).
+_VARIANTS: tuple[dict[str, object], ...] = (
+    {},
+    {"qa_critic_weight": 2.5, "qa_final_score_threshold": 75.0},
+    {"qa_gate_weight": 0.0, "qa_validator_weight": 3.0},
+    {"qa_required_to_pass": "validator,critic,consistency", "qa_disagreement_spread": 15.0},
+    {"qa_advisory_reviewers": "citations,web_factcheck", "qa_critic_veto_threshold": 65.0},
+    {"content_validator_warning_qa_penalty": 7.0, "qa_consistency_veto_threshold": 80.0},
+)
+
+
 def _fields(decision: QADecision | None) -> dict[str, object]:
     assert decision is not None
     return {f.name: getattr(decision, f.name) for f in fields(decision)}
@@ -340,13 +353,23 @@ async def test_large_history_rescored_field_for_field_as_in_process(
     for item in same.items:
         assert _fields(item.rescored) == _fields(item.original)
 
-    # In processes by partition: the same report, row for row.
-    split = await rescore_in_processes(
-        config.bootstrap_servers, config.decisions_topic, config.reviews_topic, live, 3,
-        progress=False,
-    )  # fmt: skip
-    assert split is not None and split.reviews == len(history.reviews)
-    assert split.items == as_report(same, live).items
+    # What the command runs (only the aggregation's outcome, unless it publishes), here and in
+    # processes by partition: the report of the whole decisions, row for row, under the live
+    # settings and under variants of them; published, the whole decisions field for field.
+    topics = (config.bootstrap_servers, config.decisions_topic, config.reviews_topic)
+    for variant in _VARIANTS:
+        settings = live.with_overrides(**variant)
+        full = await rescore_topics(config, settings)
+        rows = as_report(full, settings).items
+        here = await rescore_here(*topics, settings, progress=False)
+        assert here.items == rows and here.reviews == len(history.reviews), variant
+        split = await rescore_in_processes(*topics, settings, 3, progress=False)
+        assert split is not None and split.items == rows, variant
+    published = await rescore_here(*topics, other, publish=True, progress=False)
+    rescored = [i.rescored for i in (await rescore_topics(config, other)).items]
+    assert [_fields(decode(v, QADecision)) for _, v in published.published] == [
+        _fields(d) for d in rescored
+    ]
 
     changed = await rescore_topics(config, other)
     assert len(changed.rescored) == len(history.decisions)
