@@ -9,10 +9,12 @@ The one definition the validator (its prose view and its injection rule), the li
   nothing after; an unclosed fence runs to the end of the document.
 - Outside fences, scanning left to right, whichever starts first wins (as in CommonMark, where
   code spans and HTML bind equally tight): an inline code span (a run of 1 to 3 backticks closed
-  by a run of exactly as many on the same line, at most `MAX_INLINE_CODE` characters later;
-  backtick runs of other lengths inside are code too), or an HTML comment (`<!--` to `-->`, or to
-  the end when unclosed). So `` `<!--` `` is code, not a comment hiding the rest of the draft, and
-  a backtick in a comment opens no code span.
+  by a run of exactly as many in the same paragraph, at most `MAX_INLINE_CODE` characters later;
+  backtick runs of other lengths inside are code too; a span may wrap onto the next line, as a
+  writer's editor wraps long lines, but a blank line or a line that opens another block, a
+  heading, a list item, a quote or a table row, ends the paragraph), or an HTML comment (`<!--`
+  to `-->`, or to the end when unclosed). So `` `<!--` `` is code, not a comment hiding the
+  rest of the draft, and a backtick in a comment opens no code span.
 
 Masking blanks those ranges with spaces, newlines kept: offsets into the result are offsets into
 the input (the span contract of agents/base.py) and line-based rules still see line boundaries.
@@ -139,14 +141,24 @@ def _inline_code(content: str, start: int, pos: int, stop: int, hidden: Hidden) 
     run = pos - start
     if run > 3:
         return pos  # not a code span opener (as both earlier maskers had it)
-    line_end = content.find("\n", pos, stop)
-    limit = min(stop if line_end == -1 else line_end, pos + MAX_INLINE_CODE + run)
+    limit = min(stop, pos + MAX_INLINE_CODE + run)
     closing = _CLOSING[run].search(content, pos, limit)
     # endpos hides what follows `limit`: a run cut there may be part of a longer one.
     if closing is None or content.startswith("`", closing.end()):
         return pos
+    # (endpos past the closing run: `$` would match a newline right before it)
+    if "\n" in content[pos : closing.start()] and _PARAGRAPH_END.search(
+        content, pos, closing.end()
+    ):
+        return pos  # the paragraph ended before the closing run
     hidden.code.append((start, closing.end()))
     return closing.end()
+
+
+# A newline before a line that ends the paragraph a code span is in: a blank line, or one
+# opening another block (a heading, a quote, a table row, a list item). Looked for only between
+# an opening run and its closing one, so a wrapped span costs its own length.
+_PARAGRAPH_END = re.compile(r"\n[ \t]*(?:\n|$|#{1,6}(?:[ \t]|$)|>|\||[-*+][ \t]|\d{1,9}[.)][ \t])")
 
 
 def mask_code_and_comments(content: str, fences: list[Fence] | None = None) -> str:

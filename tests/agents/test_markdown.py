@@ -33,8 +33,17 @@ def pieces(content: str) -> tuple[list[str], list[str]]:
         ("run ``a ` b`` now", ["``a ` b``"], []),
         # Mid-line, a run of four or more opens nothing; an unclosed run is a literal backtick.
         ("a ````x```` and ` alone", [], []),
-        # A span closes on the same line only.
-        ("a `b\nc` d", [], []),
+        # A span may wrap onto the next line of its paragraph (an editor's line wrap)...
+        ("a `b\nc` d", ["`b\nc`"], []),
+        ("see `[SCREENSHOT: the\n  page]` below", ["`[SCREENSHOT: the\n  page]`"], []),
+        # ...but not past a blank line or a line opening another block.
+        ("a `b\n\nc` d", [], []),
+        ("a `b\n  \nc` d", [], []),
+        ("- a `b\n- c` d", [], []),
+        ("a `b\n# c` d", [], []),
+        ("a `b\n> c` d", [], []),
+        ("a `b\n| c` d |", [], []),
+        ("1. a `b\n2. c` d", [], []),
         # A span longer than MAX_INLINE_CODE is two stray backticks, not code.
         ("`" + "x" * 501 + "`", [], []),
         ("`" + "x" * 500 + "`", ["`" + "x" * 500 + "`"], []),

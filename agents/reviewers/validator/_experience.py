@@ -4,7 +4,8 @@ Anecdotes, not opinions: calls and meetings ("I sat down with a CTO"), workplace
 company"), acquaintances ("a client of mine", "a baker I worked with"), dated episodes ("last
 week we migrated"), hands-on claims ("I tested", "I spent three weekends"), money in a story
 ("saved us $1,200/month"), and dialogue ("... he said", "she told me"). First-person advice is not
-an anecdote and is not flagged: "I recommend", "I would", "in my view", "if I were starting".
+an anecdote and is not flagged: "I recommend", "I would", "in my view", "if I were starting", "in
+my experience, small commits are easier to review".
 Every pattern is gated on a word of the draft and starts with a literal (see _text.phrases).
 """
 
@@ -14,7 +15,12 @@ import re
 from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
-from agents.reviewers.validator._text import anchored, anchored_matches, word_matches
+from agents.reviewers.validator._text import (
+    anchored,
+    anchored_matches,
+    sentence_span,
+    word_matches,
+)
 from schemas.records import Severity
 
 FAMILY = "first_person"
@@ -62,9 +68,10 @@ _ANECDOTES = (
         "'ve_ \u2019ve_ _have_",
         also=_I_WE,
     ),
+    # ("in my experience" alone is judged by `_in_my_experience`: it also opens advice)
     anchored(
-        "experience testing tests lab",
-        r"(?:experience|testing|tests|lab)(?![a-z])",
+        "testing tests lab",
+        r"(?:testing|tests|lab)(?![a-z])",
         r"in (?:my|our) (?:own )?",
         16,
         "my_ our_ own_",
@@ -325,6 +332,8 @@ def first_person_experience(ctx: Context) -> Iterator[Hit]:
         found += _dialogue_before(low)
     if ":" in low and not ctx.words.isdisjoint(("my", "our", "me", "i")):
         found += _script_lines(low)
+    if "experience" in ctx.words and not ctx.words.isdisjoint(("my", "our")):
+        found += _in_my_experience(low)
     last_end = -1
     for start, end in sorted(found):
         if start < last_end:
@@ -332,6 +341,36 @@ def first_person_experience(ctx: Context) -> Iterator[Hit]:
         last_end = end
         text = ctx.prose[start:end]
         yield Hit(start, end, f"first-person experience the writer cannot have: {text!r}")
+
+
+# "In my experience ..." names an experience ("with the X200", "running a bakery", "at Acme")
+# or tells what it showed about one thing ("the battery lasts"): a claim to have lived it. Or it
+# opens a generalisation, advice anyone may give ("small pull requests get reviewed faster",
+# "it pays to pin versions", "most teams ..."): not an anecdote.
+_EXPERIENCE = re.compile(r"in (?:my|our) (?:own )?experience(?![a-z])")
+_EXPERIENCE_OF = re.compile(
+    r"[ \t]*(?:with|of|at|as|in|on|over|during|since|across|from|running|using|testing|working"
+    r"|building|teaching|managing|leading|selling|writing|baking|growing|owning|living)(?![a-z])"
+)
+_GENERAL = re.compile(
+    r"(?<![a-z])(?:usually|often|rarely|seldom|always|never|generally|typically|mostly|almost"
+    r"|tends?|most|many|few|fewer|every|any|anyone|people|teams|you|your|should|can|could|may"
+    r"|might|helps?|pays?|worth|best|better|worse|easier|harder|faster|slower|cheaper|safer"
+    r"|simpler|more|less|nothing|no one|nobody|it(?:['\u2019]s| is) (?:best|better|worth|wise"
+    r"|easier|safer))(?![a-z])"
+)
+
+
+def _in_my_experience(low: str) -> list[tuple[int, int]]:
+    """The "in my experience" that claims an experience (see `_EXPERIENCE`), not advice."""
+    found = []
+    for match in word_matches(_EXPERIENCE, low):
+        if not _EXPERIENCE_OF.match(low, match.end()):
+            _, stop = sentence_span(low, match.start(), match.end())
+            if _GENERAL.search(low, match.end(), stop):
+                continue  # a generalisation: advice
+        found.append((match.start(), match.end()))
+    return found
 
 
 def _dialogue_before(low: str) -> list[tuple[int, int]]:

@@ -46,6 +46,10 @@ INPUTS: dict[str, str] = {
     "nested comment": "<!--" * 50_000 + "-->" * 50_000,
     "nested quote": "> " * NESTING + "quote",
     "nested list": "".join("  " * (i % 200) + "- item\n" for i in range(20_000)),
+    # code spans wrapping onto the next line, closed and unclosed (agents.markdown)
+    "wrapped code spans": ("`a\n" * (MIB // 3)) + ("``a\n`b\n" * 50_000),
+    # "In my experience ..." with and without what it names (first_person_experience)
+    "experience flood": ("In my experience " * 60_000) + ("in our experience with " * 30_000),
 }
 # 2 MiB runs of the characters the patterns start with or repeat; shorter runs of the rest.
 INPUTS.update({f"2 MiB run of {ch!r}": ch * (2 * MIB) for ch in "a[<`\n"})
