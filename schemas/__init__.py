@@ -35,7 +35,7 @@ from schemas._errors import (
 )
 
 if TYPE_CHECKING:
-    from schemas._codec import Codec, Event, decode, encode, from_dict, to_dict
+    from schemas._codec import Codec, Event, decode, decoder, encode, from_dict, to_dict
     from schemas._registry import SchemaRegistry
     from schemas._validate import Limits
     from schemas.records import (
@@ -54,7 +54,9 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    **dict.fromkeys(("Codec", "Event", "decode", "encode", "from_dict", "to_dict"), "_codec"),
+    **dict.fromkeys(
+        ("Codec", "Event", "decode", "decoder", "encode", "from_dict", "to_dict"), "_codec"
+    ),
     "SchemaRegistry": "_registry",
     "Limits": "_validate",
     **dict.fromkeys(
@@ -105,6 +107,7 @@ __all__ = [
     "UnknownSchemaError",
     "WrongRecordTypeError",
     "decode",
+    "decoder",
     "encode",
     "from_dict",
     "to_dict",

@@ -43,16 +43,20 @@ class NotFast(MultiqaError):
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    """A zig-zag varint of two to ten bytes starting at `pos` (one byte is read inline)."""
-    value = 0
-    shift = 0
-    for i in range(pos, min(pos + 10, len(data))):
-        b = data[i]
+    """A zig-zag varint of three to ten bytes starting at `pos` (one or two bytes are read
+    inline). Past the end of `data` it raises IndexError, which sends the payload to the full
+    path like NotFast."""
+    value = (data[pos] & 0x7F) | (data[pos + 1] & 0x7F) << 7
+    shift = 14
+    pos += 2
+    while shift < 70:
+        b = data[pos]
+        pos += 1
         value |= (b & 0x7F) << shift
         if b < 0x80:
             if value >> 64:  # fastavro keeps 64 bits of it: let it say what it reads
                 raise NotFast
-            return (value >> 1) ^ -(value & 1), i + 1
+            return (value >> 1) ^ -(value & 1), pos
         shift += 7
     raise NotFast
 
@@ -86,13 +90,21 @@ class _Source:
         self.lines.append("    " * depth + line)
 
     def long(self, depth: int, target: str) -> None:
-        b = self.fresh("b")
+        # One byte (-64..63) and two (-8192..8191: most string lengths) inline, the rest in
+        # _varint: a call costs more than reading a short one.
+        b, c = self.fresh("b"), self.fresh("b")
         self.add(depth, f"{b} = d[p]")
         self.add(depth, f"if {b} < 128:")
         self.add(depth + 1, f"{target} = ({b} >> 1) ^ -({b} & 1)")
         self.add(depth + 1, "p += 1")
         self.add(depth, "else:")
-        self.add(depth + 1, f"{target}, p = _varint(d, p)")
+        self.add(depth + 1, f"{c} = d[p + 1]")
+        self.add(depth + 1, f"if {c} < 128:")
+        self.add(depth + 2, f"{c} = ({b} & 127) | ({c} << 7)")
+        self.add(depth + 2, f"{target} = ({c} >> 1) ^ -({c} & 1)")
+        self.add(depth + 2, "p += 2")
+        self.add(depth + 1, "else:")
+        self.add(depth + 2, f"{target}, p = _varint(d, p)")
 
 
 def compile_reader(cls: type[Any], avro: Mapping[str, Any]) -> Reader:

@@ -3,9 +3,10 @@
 One consumer with no group (nothing is committed) is assigned every partition of every topic
 asked for, at once, and drains them in large fetches: one `getmany` returns whatever the broker
 sent for all partitions (no per-record await, no per-partition round trip), and each event is
-decoded exactly once, with the one codec (`schemas.decode`: an undecodable event is reported and
-skipped, never guessed at). The topics' partitions come from one metadata request that lists the
-cluster's topics, which cannot auto-create a missing topic as asking for a topic by name can.
+decoded exactly once, with the one codec (`schemas.decoder`: `schemas.decode` for many events of
+one type; an undecodable event is reported and skipped, never guessed at). The topics'
+partitions come from one metadata request that lists the cluster's topics, which cannot
+auto-create a missing topic as asking for a topic by name can.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaConnectionError
 
-from schemas import CodecError, decode
+from schemas import CodecError, decoder
 
 # Big fetches: the broker sends up to this much per request (all partitions) and per partition.
 _FETCH_MAX_BYTES = 64 * 1024 * 1024
@@ -129,18 +130,19 @@ async def _drain(
     if on_progress is not None:
         on_progress(0, total)
     remaining = {tp for tp in tps if ends[tp] > starts[tp]}
+    decoders = {topic: decoder(record_type) for topic, record_type in wanted.items()}
     while remaining:
         batch = await consumer.getmany(*remaining, timeout_ms=1000)
         for tp, records in batch.items():
             end = ends[tp]
-            record_type = wanted[tp.topic]
+            decode = decoders[tp.topic]
             events = out[(tp.topic, tp.partition)]
             append = events.append
             for record in records:
                 if record.offset >= end:
                     break
                 try:
-                    append(decode(record.value, record_type))
+                    append(decode(record.value))
                 except CodecError as exc:
                     if on_undecodable is not None:
                         on_undecodable(f"{tp.topic}[{tp.partition}]@{record.offset}: {exc}")

@@ -127,3 +127,51 @@ def test_decisions_too() -> None:
     decision = QADecision("id", "d", 1, True, 90.0, "s", "f", reviews=(), vetoes=("v",))
     data = encode(decision)
     assert decode(data, QADecision) == decision == FULL.decode(data, QADecision)
+
+
+def _decoded_by(decode_one: Any, data: bytes) -> Any:
+    try:
+        return decode_one(data)
+    except CodecError as exc:
+        return (type(exc), exc.reason, exc.offset, exc.field)
+
+
+def test_the_decoder_of_a_type_decodes_as_decode_does() -> None:
+    """`schemas.decoder(T)` (one function for many events of one type: `multiqa rescore`) gives
+    the record or the error `decode(data, T)` gives, on valid, mutated and random payloads."""
+    rnd = random.Random(SEED + 2)
+    seeds = _seeds()
+    mutated, random_ = _mutations(rnd, seeds), _random(rnd, seeds)
+    decoders: dict[type[Any], Any] = {
+        ReviewerResult: _default.decoder(ReviewerResult),
+        QADecision: _default.decoder(QADecision),
+    }
+    decoded = failed = 0
+    payloads = [*seeds, *(next(mutated) if i % 3 else next(random_) for i in range(4_000))]
+    for data in payloads:
+        for expected, decode_one in decoders.items():
+            want = _outcome(FULL, data, expected)
+            assert _decoded_by(decode_one, data) == want, data.hex()
+            failed += isinstance(want, tuple)
+            decoded += not isinstance(want, tuple)
+    assert decoded > 40 and failed > 1000
+
+
+@pytest.mark.parametrize("length", [0, 63, 64, 65, 8191, 8192, 100_000])
+def test_lengths_around_each_varint_size_read_alike_whole_and_cut(length: int) -> None:
+    """Lengths that take one, two (read inline) and three or more bytes (read by _varint), and
+    every payload cut inside or just past them: the same record or the same error both ways."""
+    text = "x" * length
+    result = ReviewerResult(
+        "critic", True, 80.0, text, Provider.OLLAMA, draft_id="d", version=8191 + length,
+        veto=text or None,
+    )  # fmt: skip
+    data = encode(result)
+    one = _default.decoder(ReviewerResult)
+    assert one(data) == decode(data, ReviewerResult) == FULL.decode(data) == result
+    cuts = {*range(10, 40), *range(max(10, len(data) - 40), len(data))}
+    for cut in sorted(cuts):
+        want = _outcome(FULL, data[:cut], ReviewerResult)
+        assert isinstance(want, tuple)
+        assert _outcome(_default, data[:cut], ReviewerResult) == want
+        assert _decoded_by(one, data[:cut]) == want
