@@ -161,6 +161,28 @@ def validate(
     text; returns findings sorted by position (title findings first), warnings promoted to
     critical past the reject threshold."""
     settings = settings or _default_settings()
+    ctx = build_context(content, title=title, settings=settings, facts=facts, niche=niche)
+    disabled = settings.disabled_rules(niche)
+    found: list[tuple[int, int, Finding]] = []
+    for r in _RULES.values():
+        if r.code in disabled or (only is not None and r.code not in only):
+            continue
+        for hit in r.check(ctx):
+            found.append((0 if hit.in_title else 1, hit.start, _finding(r, hit, ctx)))
+    found.sort(key=lambda item: (item[0], item[1], item[2].code))
+    return ValidationReport(_promote([f for _, _, f in found], settings))
+
+
+def build_context(
+    content: str,
+    *,
+    title: str = "",
+    settings: Settings,
+    facts: Sequence[FactOverride] = (),
+    niche: str | None = None,
+) -> Context:
+    """The views of a draft every rule shares, built once per validate() (bench_validator's
+    --by-rule times the rules on it one by one)."""
     content = _as_text(content)
     title = _as_text(title)
     limit = settings.content_validator_max_chars
@@ -171,7 +193,7 @@ def validate(
     prose = mask_code_and_comments(scanned, list(fences))
     lower = lower_same_length(prose)
     content_lower = lower if prose is scanned else lower_same_length(scanned)
-    ctx = Context(
+    return Context(
         content=scanned,
         prose=prose,
         lower=lower,
@@ -184,15 +206,6 @@ def validate(
         niche=niche,
         truncated_from=truncated_from,
     )
-    disabled = settings.disabled_rules(niche)
-    found: list[tuple[int, int, Finding]] = []
-    for r in _RULES.values():
-        if r.code in disabled or (only is not None and r.code not in only):
-            continue
-        for hit in r.check(ctx):
-            found.append((0 if hit.in_title else 1, hit.start, _finding(r, hit, ctx)))
-    found.sort(key=lambda item: (item[0], item[1], item[2].code))
-    return ValidationReport(_promote([f for _, _, f in found], settings))
 
 
 @functools.cache
