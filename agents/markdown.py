@@ -32,7 +32,7 @@ __all__ = ["Fence", "Hidden", "find_fences", "hidden_ranges", "mask_code_and_com
 # must not hide a whole paragraph of prose from the rules.
 MAX_INLINE_CODE = 500
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+_RUN = {"`": re.compile("`+"), "~": re.compile("~+")}
 _BACKTICKS = re.compile(r"`+")
 # A closing run of exactly n backticks (not part of a longer run).
 _CLOSING = {n: re.compile(rf"(?<!`)`{{{n}}}(?!`)") for n in (1, 2, 3)}
@@ -57,23 +57,44 @@ class Hidden:
 def find_fences(content: str) -> list[Fence]:
     """Fenced code blocks (see the module docstring)."""
     fences: list[Fence] = []
-    opening: re.Match[str] | None = None
-    for match in _FENCE.finditer(content):
-        marker = match.group(1)
+    opening: tuple[int, int, str] | None = None
+    for mark in _fence_marks(content):
+        _, marker_end, marker = mark
         if opening is None:
-            opening = match
+            opening = mark
             continue
-        open_marker = opening.group(1)
+        open_marker = opening[2]
         if marker[0] == open_marker[0] and len(marker) >= len(open_marker):
-            line_end = content.find("\n", match.end())
+            line_end = content.find("\n", marker_end)
             end = line_end if line_end != -1 else len(content)
-            if content[match.end() : end].strip():
+            if content[marker_end:end].strip():
                 continue  # a closing fence has nothing but spaces after it
-            fences.append(Fence(opening.start(), end, True))
+            fences.append(Fence(opening[0], end, True))
             opening = None
     if opening is not None:
-        fences.append(Fence(opening.start(), len(content), False))
+        fences.append(Fence(opening[0], len(content), False))
     return fences
+
+
+def _fence_marks(content: str) -> list[tuple[int, int, str]]:
+    """(line start, marker end, marker) of every line that opens with up to 3 spaces and then 3
+    or more backticks or tildes, in order: what `^ {0,3}(`{3,}|~{3,})` finds in MULTILINE mode,
+    from substring searches (a `^` pattern is tried at every character of the draft)."""
+    marks: list[tuple[int, int, str]] = []
+    for three in ("```", "~~~"):
+        pos = content.find(three)
+        while pos != -1:
+            line_start = content.rfind("\n", 0, pos) + 1
+            if pos - line_start <= 3 and content.startswith(" " * (pos - line_start), line_start):
+                run = _RUN[three[0]].match(content, pos)
+                assert run is not None
+                marks.append((line_start, run.end(), run.group()))
+            line_end = content.find("\n", pos)
+            if line_end == -1:
+                break
+            pos = content.find(three, line_end)
+    marks.sort()
+    return marks
 
 
 def hidden_ranges(content: str, fences: list[Fence] | None = None) -> Hidden:
