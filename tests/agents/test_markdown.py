@@ -3,12 +3,15 @@ link extraction and the fact-check all see code where it is."""
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.links import extract_links
-from agents.markdown import hidden_ranges, mask_code_and_comments
+from agents.markdown import _fence_marks, hidden_ranges, mask_code_and_comments
 from agents.reviewers.factcheck._claims import _prose as factcheck_prose
 from agents.reviewers.validator import validate
 from agents.reviewers.validator._injection import _Layout
@@ -115,3 +118,15 @@ def test_the_validator_the_links_and_the_fact_check_agree_about_what_is_code():
 )
 def test_adversarial_input_is_linear(content):
     assert len(mask_code_and_comments(content)) == len(content)
+
+
+def test_fence_marks_are_what_the_multiline_pattern_finds() -> None:
+    """find_fences looks for fence lines with substring searches: the same marks, in the same
+    order, as `^ {0,3}(`{3,}|~{3,})` in MULTILINE mode, on random texts made of fence parts."""
+    pattern = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+    parts = ["`", "~", " ", "\n", "a", "```", "~~~", "\n   ```", "\n    ~~~~", "\n ``", "x```"]
+    rng = random.Random(11)
+    for _ in range(3000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(0, 30)))
+        expected = [(m.start(), m.end(), m.group(1)) for m in pattern.finditer(text)]
+        assert _fence_marks(text) == expected, text
