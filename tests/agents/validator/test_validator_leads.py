@@ -102,6 +102,58 @@ def test_leads_of_a_pattern(pattern: str, leads: tuple[str, ...] | None) -> None
     assert _leads.leads(re.compile(pattern)) == leads
 
 
+def _gated_texts() -> list[str]:
+    """Texts whose word starts hide inside word_set's words: after a hyphen, an apostrophe, an
+    underscore, a control character, code masked by the prose view, or in capitals."""
+    rng = random.Random(9)
+    parts = [
+        "co-tested", "re'tried", "x\u2019told", "a_tested", "\x01tested", "`code`tested",
+        "<!-- c -->when we tried", "TESTED", "When I Tested", "our-team", "we've tested",
+        "said,", "told him: \"", "my-colleague", "tests", "testing", "the", " ", "\n", ".",
+    ]  # fmt: skip
+    texts = ["".join(rng.choice(parts) for _ in range(rng.randint(1, 400))) for _ in range(60)]
+    return texts + [p.read_text("utf-8") for p in sorted((CORPUS / "dev").glob("*.md"))[:40]]
+
+
+@pytest.mark.timeout(120)
+def test_known_words_skip_only_openings_the_text_cannot_have() -> None:
+    """With the draft's words declared (as the validator's Context does), word-start searches
+    skip the openings of absent words: the matches stay exactly those without the declaration,
+    on the raw text, its lowercase and its prose view."""
+    from agents.markdown import mask_code_and_comments
+    from agents.reviewers.validator._text import word_set
+
+    for raw in _gated_texts():
+        prose = mask_code_and_comments(raw)
+        low, content_low = lower_same_length(prose), lower_same_length(raw)
+        texts = (raw, prose, low, content_low)
+        expected = {
+            (i, p.pattern): _spans(_leads.finditer(p, t, word_start=True))
+            for i, t in enumerate(texts)
+            for p in LED
+        }
+        _leads.known_words(texts, word_set(content_low))
+        try:
+            for i, text in enumerate(texts):
+                for p in LED:
+                    found = _spans(_leads.finditer(p, text, word_start=True))
+                    assert found == expected[i, p.pattern], (p.pattern, text[:200])
+        finally:
+            _leads.known_words((), frozenset())
+
+
+def test_known_words_do_skip_absent_openings() -> None:
+    """The declaration is used: an opening of a word the draft lacks is not searched."""
+    pattern = re.compile(r"(?:tested|tried|reviewed) it")
+    text = "we tried it and liked it " * 400
+    _leads.known_words((text,), frozenset(text.split()))
+    try:
+        assert _leads._present_leads(pattern, text) == ("trie",)
+        assert _leads._present_leads(pattern, text + " ") == _leads.leads(pattern)  # not declared
+    finally:
+        _leads.known_words((), frozenset())
+
+
 def test_later_match_inside_an_earlier_one_is_skipped_like_finditer() -> None:
     pattern = re.compile(r"(?:ab|bc)c?")
     for text in ("abc bc", "abcbc", "xbcab", ""):
