@@ -14,7 +14,7 @@ from agents.links import extract_links
 from agents.markdown import _fence_marks, hidden_ranges, mask_code_and_comments
 from agents.reviewers.factcheck._claims import _prose as factcheck_prose
 from agents.reviewers.validator import validate
-from agents.reviewers.validator._injection import _Layout
+from agents.reviewers.validator._injection_placement import Layout
 
 
 def pieces(content: str) -> tuple[list[str], list[str]]:
@@ -102,7 +102,7 @@ def test_the_validator_the_links_and_the_fact_check_agree_about_what_is_code():
     assert prose.index("[INSERT COMPANY NAME]") == prose_at
     # The validator's injection rule uses the very same ranges.
     hidden = hidden_ranges(DRAFT)
-    layout = _Layout.of(DRAFT)
+    layout = Layout.of(DRAFT)
     assert (layout.code, layout.comments) == (hidden.code, hidden.comments)
 
 

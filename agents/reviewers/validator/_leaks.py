@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
-from agents.reviewers.validator._injection import _quoted
+from agents.reviewers.validator._injection_placement import quoted
 from agents.reviewers.validator._text import (
     at_word_start,
     line_start_matches,
@@ -348,6 +348,6 @@ def assistant_chatter(ctx: Context) -> Iterator[Hit]:
         for start, end in sorted(found):
             # Chatter shown in quotation marks or a blockquote is an example being discussed
             # ("the model replied 'As an AI language model, ...'"), not leaked output.
-            if not in_title and _quoted(text, start, end):
+            if not in_title and quoted(text, start, end):
                 continue
             yield Hit(start, end, "assistant chatter", in_title)
