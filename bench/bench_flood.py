@@ -1,19 +1,28 @@
 """A flood of bad drafts with valid ones queued behind it, next to a bare-aiokafka floor.
 
-    python bench/bench_flood.py [--bad 10000] [--valid 50] [--rounds 1]
+    python bench/bench_flood.py [--bad 10000] [--valid 50] [--rounds 1] [--engines multiqa,...]
+                                [--profile DIR]
 
 multiqa: the all-in-one worker (`bench_stream.py --serve`: every reviewer zero-cost, the
 aggregator, the sinks on a fresh database). N bad drafts (a mix: non-Avro bytes, truncated Avro,
 another record type, empty values, null keys, drafts keyed by another id) are produced at once,
-then M valid drafts. Printed: the parking rate (bad events / s from the flood's first message to its
-last dead letter), the worker's CPU per bad event, dead letters counted (exactly N is right:
-one per bad event), the time from the flood's
-last message to the last valid decision, and the worker's RSS: baseline (after one warm-up
-draft), peak, and after (10 s after the last decision).
+then M valid drafts. Printed: the parking rate (bad events / s from the flood's first message to
+its last dead letter), the worker's CPU per bad event (and the kernel's share of it), dead
+letters counted (exactly N is right: one per bad event); from the flood's last message: when the
+last dead letter was published, when audit_log had every one, when the valid drafts' reviews
+came, their first and last decision; and the worker's RSS: baseline (after one warm-up draft),
+peak, and after (10 s after the last decision).
 
 Floor (same run, same broker, same events): a bare aiokafka loop that reads the drafts topic,
 decodes each value with the codec and publishes a DeadLetter for each bad one (batched sends,
 manual commits): what consuming, decoding and producing the dead letters cost without Faust.
+
+`--engines multiqa,multiqa/SETTING=VALUE` runs the worker once more per round with
+MULTIQA_SETTING=VALUE (an A/B in the same run); MULTIQA_* variables in the environment reach every
+worker (bench/stream_engines.py). `--profile DIR` records the worker with py-spy (`pip install
+py-spy`) from the flood's first message until its last dead letter and valid decision, in
+py-spy's raw (collapsed) format: DIR/<engine>-<round>-cpu.txt (`--gil`: what holds the
+interpreter) and -wall.txt (`--idle`: where the time goes, waits included).
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -31,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from stream_engines import Engine, Feeder, _partitions
+from stream_engines import Engine, Feeder, _partitions, parse_engine
 from stream_roster import make_drafts
 
 from schemas import CodecError, DeadLetter, DraftSubmitted, Provider, ReviewerResult, decode, encode
@@ -49,6 +60,15 @@ class FloodEngine(Engine):
         if not self.sinks:
             env["MULTIQA_DATABASE_URL"] = ""
         return env
+
+
+def sys_seconds(pid: int) -> float:
+    """System (kernel) CPU time of a process so far (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return int(fields[12]) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mb(pid: int) -> float:
@@ -128,6 +148,25 @@ class DeadLetterTail:
             self._grew.set()
 
 
+class ReviewTail(DeadLetterTail):
+    """When the reviewer results of the drafts whose ids start with `prefix` appear."""
+
+    def __init__(self, bootstrap: str, topic: str, prefix: str) -> None:
+        super().__init__(bootstrap, topic)
+        self.prefix = prefix
+
+    async def _follow(self) -> None:
+        while True:
+            batch = await self.consumer.getmany(timeout_ms=100, max_records=10_000)
+            now = time.monotonic()
+            for messages in batch.values():
+                for m in messages:
+                    if decode(m.value, ReviewerResult).draft_id.startswith(self.prefix):
+                        self.first = self.first or now
+                        self.count += 1
+                        self.last = now
+
+
 async def produce(bootstrap: str, topic: str, events: list[tuple[bytes | None, bytes]]) -> None:
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=5, max_batch_size=512 * 1024)
     await producer.start()
@@ -203,7 +242,38 @@ async def floor(
         await engine.delete_topics()
 
 
-async def multiqa(args: argparse.Namespace, bootstrap: str, pg_dsn: str) -> dict[str, float]:
+class Profiler:
+    """py-spy attached to the worker while the flood is parked (`--profile`)."""
+
+    def __init__(self, directory: Path | None, name: str, pid: int) -> None:
+        self.directory, self.name, self.pid = directory, name, pid
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def start(self) -> None:
+        if self.directory is None:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for kind, extra in (("cpu", ["--gil"]), ("wall", ["--idle"])):
+            out = self.directory / f"{self.name}-{kind}.txt"
+            spy = Path(sys.executable).with_name("py-spy")
+            command = [str(spy) if spy.exists() else "py-spy", "record", "--pid", str(self.pid),
+                       "--format", "raw", "--rate", "200", "--nonblocking", "-o", str(out),
+                       *extra]  # fmt: skip
+            self.procs.append(
+                subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            )
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.send_signal(signal.SIGINT)
+        for proc in self.procs:
+            proc.wait(60)
+        self.procs.clear()
+
+
+async def multiqa(
+    args: argparse.Namespace, spec: str, rnd: int, bootstrap: str, pg_dsn: str
+) -> dict[str, float]:
     import asyncpg
 
     run = uuid.uuid4().hex[:6]
@@ -212,7 +282,9 @@ async def multiqa(args: argparse.Namespace, bootstrap: str, pg_dsn: str) -> dict
     database = f"bench_{prefix}"
     await admin.execute(f'CREATE DATABASE "{database}"')
     dsn = pg_dsn.rsplit("/", 1)[0] + "/" + database
-    engine = FloodEngine("multiqa", prefix, bootstrap, dsn)
+    name, settings = parse_engine(spec)
+    engine = FloodEngine(name, prefix, bootstrap, dsn, settings=settings)
+    profiler: Profiler | None = None
     try:
         await engine.create_topics()
         engine.sinks = not args.no_sinks
@@ -221,6 +293,7 @@ async def multiqa(args: argparse.Namespace, bootstrap: str, pg_dsn: str) -> dict
         async with (
             Feeder(bootstrap, prefix) as feeder,
             DeadLetterTail(bootstrap, f"{prefix}.dead-letters") as tail,
+            ReviewTail(bootstrap, f"{prefix}.reviews", f"bench-{run}v-") as reviews,
         ):
             await feeder.run(make_drafts(1, f"{run}w"), None, engine.alive, within=300)
             await asyncio.sleep(3)
@@ -234,9 +307,29 @@ async def multiqa(args: argparse.Namespace, bootstrap: str, pg_dsn: str) -> dict
                     peak = max(peak, rss_mb(pid))
                     await asyncio.sleep(0.1)
 
+            audited_at = 0.0
+
+            async def audited() -> None:  # when the sinks' audit_log has every dead letter
+                nonlocal audited_at
+                if args.no_sinks:
+                    return
+                db = await asyncpg.connect(dsn)
+                try:
+                    query = "SELECT count(*) FROM audit_log WHERE event_type = 'dead_letter'"
+                    while not audited_at:
+                        if await db.fetchval(query) >= args.bad:
+                            audited_at = time.monotonic()
+                        else:
+                            await asyncio.sleep(0.1)
+                finally:
+                    await db.close()
+
             sampler = asyncio.ensure_future(sample())
+            auditor = asyncio.ensure_future(audited())
             bad = bad_events(args.bad, run)
-            cpu0 = engine.cpu()
+            profiler = Profiler(args.profile, f"{engine.label.replace('/', '_')}-{rnd}", pid)
+            profiler.start()
+            cpu0, sys0 = engine.cpu(), sys_seconds(pid)
             t0 = time.monotonic()
             await produce(bootstrap, f"{prefix}.drafts", bad)
             valid = make_drafts(args.valid, f"{run}v")
@@ -250,7 +343,9 @@ async def multiqa(args: argparse.Namespace, bootstrap: str, pg_dsn: str) -> dict
                 ) from None
             last_decision = time.monotonic()
             await asyncio.wait_for(tail.reached(args.bad), 300)
-            cpu = engine.cpu() - cpu0
+            await asyncio.wait_for(auditor, 300)
+            cpu, kernel = engine.cpu() - cpu0, sys_seconds(pid) - sys0
+            profiler.stop()
             await asyncio.sleep(10)  # any duplicate dead letter shows by now; memory settles
             sampling = False
             await sampler
@@ -259,14 +354,23 @@ async def multiqa(args: argparse.Namespace, bootstrap: str, pg_dsn: str) -> dict
                 "parking": args.bad / max(1e-9, tail.last - t0),
                 "cpu": cpu * 1000 / args.bad,
                 "cores": cpu / max(1e-9, tail.last - t0),
+                "sys": kernel / cpu if cpu else 0.0,
                 "letters": tail.count,
                 "distinct": len(tail.sources),
                 "tail": last_decision - flood_end,
+                "produced": flood_end - t0,
+                "last_dead": tail.last - flood_end,
+                "audited": audited_at - flood_end if audited_at else float("nan"),
+                "reviews_first": reviews.first - flood_end,
+                "reviews_last": reviews.last - flood_end,
+                "first_valid": min(feeder.decided[d.draft_id] for d in valid) - flood_end,
                 "rss0": baseline,
                 "rss_peak": peak,
                 "rss1": after,
             }
     finally:
+        if profiler is not None:
+            profiler.stop()
         await engine.stop()
         await engine.delete_topics()
         await admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
@@ -291,16 +395,23 @@ async def main_async(args: argparse.Namespace) -> None:
             f"round {rnd}: floor (bare aiokafka loop): {rate:,.0f} bad events/s, "
             f"{floor_cpu:.3f} CPU ms per bad event"
         )
-        f = await multiqa(args, bootstrap, info.postgres.dsn)
-        print(
-            f"round {rnd}: multiqa worker: parked {f['parking']:,.0f} bad events/s "
-            f"(x{f['parking'] / rate:.2f} the floor), {f['cpu']:.3f} CPU ms per bad event "
-            f"(x{f['cpu'] / floor_cpu:.2f}), {f['cores']:.2f} cores busy; "
-            f"{f['letters']:.0f} dead letters for {args.bad} bad events "
-            f"({f['distinct']:.0f} distinct sources); last valid decision "
-            f"{f['tail']:.2f} s after the flood's end; RSS baseline {f['rss0']:.0f} MB, "
-            f"peak {f['rss_peak']:.0f} MB, after {f['rss1']:.0f} MB"
-        )
+        for spec in args.engines.split(","):
+            f = await multiqa(args, spec, rnd, bootstrap, info.postgres.dsn)
+            print(
+                f"round {rnd} (load {os.getloadavg()[0]:.1f}): {spec} worker: "
+                f"parked {f['parking']:,.0f} bad events/s "
+                f"(x{f['parking'] / rate:.2f} the floor), {f['cpu']:.3f} CPU ms per bad event "
+                f"(x{f['cpu'] / floor_cpu:.2f}; {f['sys']:.0%} of it in the kernel), "
+                f"{f['cores']:.2f} cores busy; "
+                f"{f['letters']:.0f} dead letters for {args.bad} bad events "
+                f"({f['distinct']:.0f} distinct sources); last valid decision "
+                f"{f['tail']:.2f} s after the flood's end (produced in {f['produced']:.2f} s; "
+                f"last dead letter {f['last_dead']:.2f} s, all audited {f['audited']:.2f} s, "
+                f"their reviews {f['reviews_first']:.2f}-{f['reviews_last']:.2f} s, "
+                f"first valid decision "
+                f"{f['first_valid']:.2f} s after its end); RSS baseline {f['rss0']:.0f} MB, "
+                f"peak {f['rss_peak']:.0f} MB, after {f['rss1']:.0f} MB"
+            )
 
 
 def main() -> None:
@@ -309,6 +420,8 @@ def main() -> None:
     parser.add_argument("--valid", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--no-sinks", action="store_true", help="the worker without its sinks")
+    parser.add_argument("--engines", default="multiqa", help="multiqa[/SETTING=VALUE...],...")
+    parser.add_argument("--profile", type=Path, help="py-spy profiles of the worker, into DIR")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)

@@ -12,6 +12,10 @@ PostgreSQL database per engine and round):
              aggregator and sinks (bench/peer_quix.py);
 - multiqa-base (only when asked for, with BENCH_BASE_TREE=<another checkout>): that checkout's
              multiqa worker, e.g. main before a change, for a before/after in the same run.
+- multiqa/SETTING=VALUE (e.g. `--engines aiokafka,multiqa,multiqa/broker_fetch_wait=0.02`): the
+             worker with MULTIQA_SETTING=VALUE, an A/B of one setting in the same run. MULTIQA_*
+             variables in the bench's environment reach every multiqa worker too (all but the
+             run's broker, topics, database and state directory, which the bench sets).
 Per engine: a burst (every draft submitted at once: drafts/s), then a paced run at the same rate
 for every engine (latency without a queue). CPU per draft is the engine's processes' plus the
 broker's, during the burst. Messages written/read per draft count every topic and consumer group
@@ -40,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stream_engines import BASELINE, Engine, Feeder, cpu_seconds, message_counts
+from stream_engines import BASELINE, Engine, Feeder, cpu_seconds, message_counts, parse_engine
 from stream_roster import SIMULATED, ZERO, make_drafts, roster
 
 from agents.values import split_list
@@ -70,9 +74,10 @@ class Row:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-async def run_engine(name: str, rnd: int, args: argparse.Namespace, kafka: object) -> Row:
+async def run_engine(spec: str, rnd: int, args: argparse.Namespace, kafka: object) -> Row:
     import asyncpg
 
+    name, settings = parse_engine(spec)
     bootstrap = kafka.bootstrap  # type: ignore[attr-defined]
     run = uuid.uuid4().hex[:6]
     prefix = f"b{run}{name[:3]}"
@@ -80,7 +85,7 @@ async def run_engine(name: str, rnd: int, args: argparse.Namespace, kafka: objec
     database = f"bench_{prefix}"
     await admin.execute(f'CREATE DATABASE "{database}"')
     dsn = args.pg_dsn.rsplit("/", 1)[0] + "/" + database
-    engine = Engine(name, prefix, bootstrap, dsn)
+    engine = Engine(name, prefix, bootstrap, dsn, settings=settings)
     broker_pid = kafka.pid  # type: ignore[attr-defined]
     try:
         await engine.create_topics()
@@ -99,8 +104,8 @@ async def run_engine(name: str, rnd: int, args: argparse.Namespace, kafka: objec
         expected_rows = 1 + len(drafts) + len(paced)
         persisted = await _persisted(dsn, expected_rows)
         return Row(
-            name, rnd, len(drafts), seconds, cpu, broker, written1 - written0, read1 - read0,
-            latencies, persisted, expected_rows,
+            engine.label, rnd, len(drafts), seconds, cpu, broker, written1 - written0,
+            read1 - read0, latencies, persisted, expected_rows,
         )  # fmt: skip
     finally:
         await engine.stop()
@@ -170,28 +175,29 @@ def summarise(rows: Sequence[Row]) -> None:
             f"  {e:<9} burst {f['rate']:7.1f} drafts/s  paced p50 {f['p50']:6.1f} ms  "
             f"p99 {f['p99']:6.1f} ms  CPU {f['cpu']:.2f} ms/draft (+{f['broker']:.2f} broker)"
         )
-    if "multiqa" in figures and BASELINE in figures:
-        m, b = figures["multiqa"], figures[BASELINE]
-        print(
-            f"  multiqa / {BASELINE} (BENCH_BASE_TREE): burst x{m['rate'] / b['rate']:.2f}, "
-            f"paced p99 x{m['p99'] / b['p99']:.2f}, CPU per draft incl. broker "
-            f"x{(m['cpu'] + m['broker']) / (b['cpu'] + b['broker']):.2f}"
-        )
+    ours = [e for e in figures if e.startswith("multiqa") and e != BASELINE]
+    if BASELINE in figures:
+        b = figures[BASELINE]
+        for e in ours:
+            m = figures[e]
+            print(
+                f"  {e} / {BASELINE} (BENCH_BASE_TREE): burst x{m['rate'] / b['rate']:.2f}, "
+                f"paced p99 x{m['p99'] / b['p99']:.2f}, CPU per draft incl. broker "
+                f"x{(m['cpu'] + m['broker']) / (b['cpu'] + b['broker']):.2f}"
+            )
     peers = [e for e in figures if not e.startswith("multiqa")]
-    if "multiqa" in figures and peers:
-        m = figures["multiqa"]
+    for e in ours if peers else ():
+        m = figures[e]
         fastest = max(peers, key=lambda e: figures[e]["rate"])
         leanest = min(peers, key=lambda e: figures[e]["cpu"] + figures[e]["broker"])
         print(
-            f"  multiqa / {fastest} (faster peer): "
+            f"  {e} / {fastest} (faster peer): "
             f"burst x{m['rate'] / figures[fastest]['rate']:.2f}"
             f", paced p99 x{m['p99'] / figures[fastest]['p99']:.2f}"
         )
         total = m["cpu"] + m["broker"]
         lean = figures[leanest]["cpu"] + figures[leanest]["broker"]
-        print(
-            f"  multiqa / {leanest} (leaner peer): CPU per draft incl. broker x{total / lean:.2f}"
-        )
+        print(f"  {e} / {leanest} (leaner peer): CPU per draft incl. broker x{total / lean:.2f}")
 
 
 async def bench_peers(args: argparse.Namespace) -> None:
@@ -231,7 +237,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--drafts", type=int, default=2500, help="drafts per burst (2500)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of every engine (2)")
-    parser.add_argument("--engines", default="aiokafka,quix,multiqa")
+    parser.add_argument(
+        "--engines",
+        default="aiokafka,quix,multiqa",
+        help="comma-separated; multiqa/SETTING=VALUE[/...] runs a variant with MULTIQA_SETTING "
+        "(an A/B in the same run); MULTIQA_* in the environment apply to every multiqa engine",
+    )
     parser.add_argument("--paced-rate", type=float, default=100.0, help="paced drafts/s (100)")
     parser.add_argument("--paced-seconds", type=float, default=10.0, help="paced run (10 s)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)

@@ -53,6 +53,36 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# What a run's worker must be given by the bench (its broker, topics, database, state); every
+# other MULTIQA_* setting set in the bench's environment is passed on to the worker as it is.
+RUN_SETTINGS = frozenset(
+    "MULTIQA_" + name.upper()
+    for name in (
+        "bootstrap_servers", "app_prefix", "drafts_topic", "reviews_topic", "decisions_topic",
+        "dead_letters_topic", "database_url", "datadir", "partitions",
+    )
+)  # fmt: skip
+
+
+def parse_engine(spec: str) -> tuple[str, dict[str, str]]:
+    """`multiqa` or `multiqa/broker_fetch_wait=0.02/...`: the engine and the settings its
+    worker gets on top of the bench's (an A/B of one setting in the same run)."""
+    name, *pairs = spec.split("/")
+    settings: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"engine {spec!r}: expected setting=value after '/', got {pair!r}")
+        variable = key.strip().upper()
+        settings[variable if variable.startswith("MULTIQA_") else "MULTIQA_" + variable] = value
+    if settings and name not in ("multiqa", BASELINE):
+        raise SystemExit(f"engine {spec!r}: only multiqa engines take settings")
+    bad = sorted(RUN_SETTINGS & settings.keys())
+    if bad:
+        raise SystemExit(f"engine {spec!r}: {bad} are the bench's to set")
+    return name, settings
+
+
 def stream_config(bootstrap: str, prefix: str, dsn: str, **overrides: Any) -> StreamConfig:
     values: dict[str, Any] = {
         "bootstrap_servers": bootstrap,
@@ -84,6 +114,12 @@ class Engine:
     dsn: str
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     log_dir: Path = Path(".cache") / "bench"
+    settings: dict[str, str] = field(default_factory=dict)  # MULTIQA_* on top (parse_engine)
+
+    @property
+    def label(self) -> str:
+        pairs = [f"{k.removeprefix('MULTIQA_').lower()}={v}" for k, v in self.settings.items()]
+        return "/".join([self.name, *pairs])
 
     def commands(self) -> list[list[str]]:
         py = sys.executable
@@ -104,7 +140,13 @@ class Engine:
     def env(self) -> dict[str, str]:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         if self.name in ("multiqa", BASELINE):
-            env.update(stream_config(self.bootstrap, self.prefix, self.dsn).to_env())
+            # The bench's settings, except those given in its own environment (e.g.
+            # MULTIQA_BROKER_FETCH_WAIT=0.02 python bench/...), then the engine's own.
+            given = {k: v for k, v in os.environ.items() if k.startswith("MULTIQA_")}
+            for key, value in stream_config(self.bootstrap, self.prefix, self.dsn).to_env().items():
+                if key in RUN_SETTINGS or key not in given:
+                    env[key] = value
+            env.update(self.settings)
         if self.name == BASELINE:
             env["PYTHONPATH"] = str(baseline_tree())  # its own code, not this checkout's
         return env
