@@ -202,27 +202,34 @@ class Parker:
     async def _deliver(self, items: list[tuple[Any, BaseException]]) -> bool:
         """Send every dead letter and wait for the broker; refused ones are sent again with
         backoff, in this call (nothing in the background that could die unseen). False when a
-        partition of them was lost meanwhile (nothing is acknowledged then)."""
+        partition of them was lost meanwhile (nothing is acknowledged then). They go out in
+        produce batches, one dead-letter partition at a time (`DeadLetters.send_batch`)."""
         pending = items
         attempt = 0
         while pending:
             failed: list[tuple[Any, BaseException]] = []
-            futures: list[Any] = []
+            batches: list[tuple[list[tuple[Any, BaseException]], Any]] = []
+            groups: dict[int, list[tuple[Any, BaseException]]] = {}
+            for item in pending:
+                groups.setdefault(self.dead_letters.partition_for(item[0]), []).append(item)
             try:
-                for record, error in pending:
-                    futures.append(await self.dead_letters.send(record, error))
+                for group in groups.values():
+                    start = 0
+                    while start < len(group):
+                        n, fut = await self.dead_letters.send_batch(group, start)
+                        batches.append((group[start : start + n], fut))
+                        start += n
             except Exception as exc:  # e.g. the producer restarting: every unsent one again
                 log.warning("dead letters could not be sent (%r)", exc)
-                failed = pending[len(futures) :]
-            # One by one, not gather(): the futures of a produce batch complete together, so
-            # after the first wait the rest are done and cost no callback each.
-            for item, fut in zip(pending, futures, strict=False):
+                handed = {id(item) for sent, _ in batches for item in sent}
+                failed = [item for item in pending if id(item) not in handed]
+            for sent, fut in batches:
                 try:
                     await fut
                 except asyncio.CancelledError:
                     raise
                 except Exception:
-                    failed.append(item)
+                    failed.extend(sent)
             if not failed:
                 return True
             if not all(self.owned(_tp_of(r)) for r, _ in failed):

@@ -32,6 +32,7 @@ from agents.registry import all_reviewers
 from streams.runtime import _layout as layout
 from streams.runtime import topics as topics_module
 from streams.runtime._fetch import ScreeningConsumer
+from streams.runtime._heap import freeze_when_ready
 from streams.runtime._runtime import Runtime as Runtime  # where it is defined
 from streams.runtime._runtime import SettingsSource as SettingsSource
 from streams.runtime._runtime import default_settings as default_settings
@@ -167,6 +168,7 @@ def make_faust_app(config: StreamConfig, group: str, *, web: bool = False) -> Wo
     )
     app.quiesce_hooks = []
     app.fetch_wait_seconds = config.broker_fetch_wait
+    freeze_when_ready(app)  # the start-up heap out of the collector's full passes (_heap)
     return app
 
 

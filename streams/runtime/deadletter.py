@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import faust
 from aiokafka import AIOKafkaConsumer, TopicPartition
@@ -35,11 +36,14 @@ from faust.types import TP
 from faust.types.tuples import Message
 
 from agents.retry import Backoff
-from schemas import DeadLetter
+from schemas import DeadLetter, utc_now
 from streams.runtime import tracing
 from streams.runtime.observe._metrics import record_dead_letter
 from streams.runtime.serde import dead_letter
 from streams.runtime.topics import send_record
+
+if TYPE_CHECKING:
+    from schemas import Codec
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +100,48 @@ class DeadLetters:
         self._count(dead)
         return fut
 
+    def partition_for(self, record: Any) -> int:
+        """The dead-letter partition of a bad record: the one of its source partition
+        (`DeadLetterLedger` reads that one back)."""
+        partitions = self.topic.partitions or 1
+        return int(record.partition) % partitions
+
+    async def send_batch(self, items: Sequence[tuple[Any, BaseException]], start: int) -> Any:
+        """Publish the dead letters of `items[start:]` (fetched records and why each is bad, all
+        of one dead-letter partition: `partition_for`) in one produce batch, as many as it
+        holds (at least one); returns (how many, the batch's delivery future). What `send`
+        does for one, less per dead letter: one batch builder (aiokafka's C record builder),
+        one future and one count per batch, one timestamp per batch."""
+        producer = await self.topic.app.maybe_start_producer()
+        kafka = producer._ensure_producer()  # Faust's aiokafka producer: the app's one
+        codec: Codec = cast(Any, self.topic.schema).codec
+        batch = kafka.create_batch()
+        failed_at = utc_now()
+        sent: list[DeadLetter] = []
+        end = start
+        for record, error in items[start:]:
+            dead = dead_letter(record, error, consumer=self.consumer, failed_at=failed_at)
+            source = source_header(
+                self.consumer, dead.source_topic, dead.source_partition, dead.source_offset
+            )
+            headers = [(SOURCE_HEADER, source)]
+            value = codec.encode(dead)
+            if _traced(record.headers):
+                with tracing.dead_letter_span(record.headers, dead):
+                    added = batch.append(timestamp=None, key=dead.key, value=value, headers=headers)
+            else:
+                added = batch.append(timestamp=None, key=dead.key, value=value, headers=headers)
+            if added is None:
+                break  # the batch is full (an empty one takes any record)
+            sent.append(dead)
+            end += 1
+        if not sent:
+            raise ValueError("a dead letter did not fit an empty produce batch")
+        partition = self.partition_for(items[start][0])
+        fut = await kafka.send_batch(batch, self.topic.get_topic_name(), partition=partition)
+        self._counted(sent)
+        return end - start, fut
+
     async def park(self, message: Message, error: BaseException) -> DeadLetter:
         """Publish `message` as a dead letter (waiting for the broker), then audit it."""
         dead = dead_letter(message, error, consumer=self.consumer)
@@ -110,14 +156,28 @@ class DeadLetters:
                 log.warning("dead_letter audit event could not be written", exc_info=True)
         return dead
 
+    def _counted(self, deads: Sequence[DeadLetter]) -> None:
+        """`_count` for many: one metric increment per kind, the same log lines."""
+        kinds = Counter((d.source_topic, d.error_type) for d in deads)
+        for (topic, error_type), n in kinds.items():
+            record_dead_letter(topic, error_type, self.consumer, n)
+        for dead in deads:
+            self.parked += 1
+            if self.parked <= 10 or str(self.parked).rstrip("0") == "1":
+                self._log(dead)
+
     def _count(self, dead: DeadLetter) -> None:
         self.parked += 1
-        record_dead_letter(dead)
+        record_dead_letter(dead.source_topic, dead.error_type, dead.consumer)
         # A flood of bad events must not become a flood of log lines: the first ten, then one
         # line per power of ten.
         n = self.parked
         if n > 10 and str(n).rstrip("0") != "1":
             return
+        self._log(dead)
+
+    def _log(self, dead: DeadLetter) -> None:
+        n = self.parked
         log.warning(
             "%s dead-lettered %s[%d]@%d: %s: %s%s",
             self.consumer,
@@ -233,7 +293,15 @@ class AuditLane:
     topic (streams.runtime._screen.Screen): decoded once, up to `max_batch` per statement, and
     acknowledged once written. A batch the database refuses is written one by one and a refused
     dead letter is logged (parking it again would loop); any other failure is retried with
-    backoff, in the writer's loop, which never ends on an error."""
+    backoff, in the writer's loop, which never ends on an error.
+
+    `put` never waits: the consumer that calls it also fetches the drafts and reviews, which
+    must not queue behind the database (a flood's audit rows are written at ~1,000-3,500/s on
+    this machine, its dead letters parked faster: waiting here held valid drafts until the last
+    audit row). Instead, once `max_backlog` records wait, the dead-letter partitions that
+    brought them are paused (Faust's `pause_partitions`: the consumer stops asking for them, the
+    others flow on) and resumed when the backlog is down to one statement. What waits in memory
+    is bounded by `max_backlog` plus one fetch."""
 
     def __init__(
         self,
@@ -244,6 +312,7 @@ class AuditLane:
         refused: tuple[type[BaseException], ...] = (),
         owned: Callable[[TP], bool] = lambda tp: True,
         max_batch: int = 2000,
+        max_backlog: int = 8000,
         linger: float = 0.05,
     ) -> None:
         self.topic = topic
@@ -252,10 +321,13 @@ class AuditLane:
         self.refused = refused
         self.owned = owned
         self.max_batch = max_batch
+        self.max_backlog = max_backlog
         self.linger = linger
         self.written = 0
         self.skipped = 0  # bad records on the dead-letter topic (logged, never parked)
-        self._queue: asyncio.Queue[tuple[Any, TP, list[Any]]] = asyncio.Queue(maxsize=16)
+        self.backlog = 0  # records put and not yet written
+        self.paused: dict[TP, Any] = {}  # partitions paused for the backlog, and their consumer
+        self._queue: asyncio.Queue[tuple[Any, TP, list[Any]]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
 
     async def put(self, acker: Any, tp: TP, records: list[Any]) -> None:
@@ -263,7 +335,18 @@ class AuditLane:
             if self._task is not None and not self._task.cancelled():
                 log.error("the dead-letter audit writer had stopped: %r", self._task.exception())
             self._task = asyncio.ensure_future(self._run())
-        await self._queue.put((acker, tp, records))
+        self._queue.put_nowait((acker, tp, records))
+        self.backlog += len(records)
+        if self.backlog >= self.max_backlog and tp not in self.paused:
+            self.paused[tp] = acker
+            acker.pause_partitions([tp])
+
+    def _resume(self) -> None:
+        if self.paused and self.backlog <= self.max_batch:
+            for tp, acker in self.paused.items():
+                if tp in acker.assignment():  # one revoked meanwhile is not ours to resume
+                    acker.resume_partitions([tp])
+            self.paused.clear()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -281,8 +364,10 @@ class AuditLane:
                     break
             await self._write(items)
             for acker, tp, records in items:
+                self.backlog -= len(records)
                 if self.owned(tp):
                     acker.ack_offsets(tp, (r.offset for r in records))
+            self._resume()
 
     async def _write(self, items: list[tuple[Any, TP, list[Any]]]) -> None:
         batch: list[DeadLetter] = []

@@ -22,6 +22,7 @@ on. Keys are draft ids, UTF-8 text (undecodable bytes survive via surrogateescap
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
 import faust
@@ -66,8 +67,11 @@ class Undecodable:
         return dead_letter(message, self.error, consumer=consumer)
 
 
-def dead_letter(message: Message, error: BaseException, *, consumer: str) -> DeadLetter:
-    """The DeadLetter for `message` that `consumer` gave up on because of `error`."""
+def dead_letter(
+    message: Message, error: BaseException, *, consumer: str, failed_at: datetime | None = None
+) -> DeadLetter:
+    """The DeadLetter for `message` that `consumer` gave up on because of `error` (at
+    `failed_at`: now when not given)."""
     raw = bytes(message.value or b"")
     reason = str(error)
     if len(raw) > MAX_DEAD_LETTER_RAW:
@@ -83,7 +87,7 @@ def dead_letter(message: Message, error: BaseException, *, consumer: str) -> Dea
         raw=raw,
         consumer=consumer,
         key=bytes(key[:MAX_DEAD_LETTER_RAW]) if key is not None else None,
-        failed_at=utc_now(),
+        failed_at=failed_at or utc_now(),
     )
 
 

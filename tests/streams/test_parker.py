@@ -55,8 +55,9 @@ class Acker:
 
 
 class DeadLetters:
-    """`send` returns a future; `outcomes` says per call what happens (None: delivered,
-    an exception instance: the future fails with it, "raise": send itself raises)."""
+    """`send_batch` takes one dead letter per batch and returns its future; `outcomes` says per
+    call what happens (None: delivered, an exception instance: the future fails with it,
+    "raise": send_batch itself raises)."""
 
     consumer = "aggregator"
 
@@ -64,17 +65,20 @@ class DeadLetters:
         self.outcomes = list(outcomes or [])
         self.sent: list[int] = []
 
-    async def send(self, record: Any, error: BaseException) -> Any:
+    def partition_for(self, record: Any) -> int:
+        return int(record.partition)
+
+    async def send_batch(self, items: list[tuple[Any, BaseException]], start: int) -> Any:
         outcome = self.outcomes.pop(0) if self.outcomes else None
         if outcome == "raise":
             raise RuntimeError("the producer is restarting")
-        self.sent.append(record.offset)
+        self.sent.append(items[start][0].offset)
         fut = asyncio.get_running_loop().create_future()
         if isinstance(outcome, BaseException):
             fut.set_exception(outcome)
         else:
             fut.set_result(None)
-        return fut
+        return 1, fut
 
 
 def bad(*offsets: int) -> dict[TP, list[tuple[Any, BaseException]]]:

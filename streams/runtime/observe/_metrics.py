@@ -20,7 +20,7 @@ from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
 
 from agents.base import is_not_applicable
-from schemas.records import DeadLetter, QADecision, ReviewerResult
+from schemas.records import QADecision, ReviewerResult
 
 # Reviews take from milliseconds (the validator) to minutes (a thinking model on a CPU).
 _REVIEW_BUCKETS = (0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
@@ -210,8 +210,8 @@ def record_decision(decision: QADecision) -> None:
         DEADLINE_MISSES.inc()
 
 
-def record_dead_letter(dead: DeadLetter) -> None:
-    _child(DEAD_LETTERS, dead.source_topic, dead.error_type, dead.consumer).inc()
+def record_dead_letter(source_topic: str, error_type: str, consumer: str, count: int = 1) -> None:
+    _child(DEAD_LETTERS, source_topic, error_type, consumer).inc(count)
 
 
 def record_sink_write(kind: str, seconds: float, new: int, total: int, retries: int) -> None:
