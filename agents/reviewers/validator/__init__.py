@@ -32,6 +32,7 @@ from agents.reviewers.validator import (  # noqa: F401
     _injection,
     _leaks,
     _people,
+    _people_claims,
     _placeholders,
     _quantities,
     _shape,

@@ -154,6 +154,15 @@ _NATIONALITY = re.compile(
 )
 
 
+# A person introduced by a public work ("author of Designing Data-Intensive Applications", "who
+# created Python"): the work is there to be checked; an invented expert has an employer instead.
+BY_THEIR_WORK = re.compile(
+    r",? (?:the )?(?:author|creator|co-creator|inventor|co-inventor|designer|maintainer|editor)"
+    r" of (?:the )?[A-Z\u201c\"*_]|,? who (?:wrote|created|invented|coined|designed|co-wrote)"
+    r"(?![a-z])"
+)
+
+
 def _famous(low: str, start: int, role_end: int) -> bool:
     if not _FAMOUS_APPOSITIVE.match(low, start, role_end):
         return False
@@ -166,9 +175,8 @@ def _famous(low: str, start: int, role_end: int) -> bool:
     "unsourced_person",
     Severity.WARNING,
     FAMILY,
-    "A named person with a job title and no source in the paragraph: real or invented, a "
-    "person should check.",
-    human_review=True,
+    "A named person with a job title and no source in the paragraph, with no claim put in their "
+    "mouth (that is unsourced_expert_claim): worth a look, not a reason to hold the draft.",
 )
 def unsourced_person(ctx: Context) -> Iterator[Hit]:
     if ctx.words.isdisjoint(_ROLE_WORDS):
@@ -183,6 +191,8 @@ def unsourced_person(ctx: Context) -> Iterator[Hit]:
         role = _ROLE_AFTER_NAME.match(low, match.end(), match.end() + 90)
         if role is not None and _famous(low, match.end(), role.end()):
             continue  # "Dieter Rams, the German industrial designer": known, not invented
+        if role is not None and BY_THEIR_WORK.match(text, match.end(), match.end() + 40):
+            continue  # "Martin Kleppmann, author of Designing ...": the work can be checked
         if role is not None and not _sourced(text, match.start()):
             yield Hit(match.start(), role.end(), f"unsourced person {match.group(0)!r} with a role")
 

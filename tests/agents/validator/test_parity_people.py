@@ -3,7 +3,8 @@ seed's upstream tests (Glad-Labs/poindexter content_validator tests: TestFabrica
 TestFakeNames, TestFabricatedQuotes, TestGenuineFabricationStillHardFails), in multiqa's words,
 with the cases issue 11 lists. Upstream's categories fabricated_experience, fake_person and
 fake_quote are multiqa's first_person_experience, fabricated_person and fabricated_quote (all
-critical); multiqa adds unsourced_person, a warning asking for a person, for names it cannot judge.
+critical); multiqa adds unsourced_person, a warning for titled names it cannot judge, and
+unsourced_expert_claim, critical, when such a person is made to say something without a source.
 """
 
 from __future__ import annotations
@@ -123,11 +124,15 @@ def test_known_or_sourced_people_pass(real: str) -> None:
 
 def test_an_unknown_name_with_a_title_asks_for_a_person() -> None:
     """differs on purpose from upstream (which only knows a fixed first-name list): any two names
-    with a job title and no source may be real or invented, so multiqa warns and asks for human
-    review rather than rejecting or passing silently"""
-    report = validate("Ingrid Solberg, head of data at Nordlys, thinks the same.")
+    with a job title and no source may be real or invented; mentioned without a claim, multiqa
+    warns and approves (nothing in the draft rests on the person); once the person is made to
+    say or think something, the claim has no source and rejects (unsourced_expert_claim)"""
+    report = validate("Ingrid Solberg, head of data at Nordlys, gave the keynote.")
     assert report.codes() == ["unsourced_person"] and report.approved
-    assert report.human_review_codes() == ["unsourced_person"]
+    assert report.human_review_codes() == []
+    assert critical(
+        "Ingrid Solberg, head of data at Nordlys, thinks the same.", "unsourced_expert_claim"
+    )
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,19 @@ GENERIC = [
 ]
 ADVERSARIAL: dict[str, list[str]] = {
     "fabricated_person": [repeat("Sarah "), repeat("Sarah Mitchell, a a a "), repeat("Dr. Sarah ")],
+    "unsourced_expert_claim": [
+        repeat("Ingrid Solberg "),
+        repeat("Ingrid Solberg, a a a "),
+        repeat("Dr Okafor says "),
+        repeat("Ms. Brandt of Acme "),
+        repeat("security researcher Ingrid Solberg "),
+        repeat("according to Ingrid Solberg, head of "),
+        repeat("Ingrid Solberg (head "),
+        repeat("| Ingrid Solberg | Head of security | a b c |\n"),
+        repeat("> -- Ingrid Solberg, Acme\n"),
+        repeat("[^1] "),
+        repeat("\n[^1]: interview "),
+    ],
     "fabricated_study": [repeat("a 2024 study "), repeat("according to a recent ")],
     "unsourced_statistic": [
         repeat("%"),

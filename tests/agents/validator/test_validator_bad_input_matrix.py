@@ -78,3 +78,30 @@ def test_all_rules_together_on_2_mib() -> None:
     )
     assert not report.approved  # the planted defects are found throughout
     assert {"placeholder", "first_person_experience"} <= set(report.codes())
+
+
+# The company-voice and people rules read company_name into their patterns: the same inputs with
+# a name set (its words among the runs, so the gates open).
+COMPANY_RULES = ("unconfirmed_company_claim", "unknowable_company_claim", "unsourced_expert_claim")
+COMPANY_INPUTS = {
+    **INPUTS,
+    "company name run": "the cto at acme labs says " * 80_000,
+    "company name run, capitalised": "At Acme Labs, we " * 100_000,
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", sorted(set(COMPANY_RULES) & rule_codes()))
+def test_every_bad_input_for_the_company_rules_with_a_company_name(code: str) -> None:
+    others = ",".join(sorted(rule_codes() - {code}))
+    settings = Settings(
+        content_validator_disabled_rules=others,
+        content_validator_max_chars=3 * MIB,
+        company_name="Acme Labs",
+        company_founded_year=2020,
+        company_team_size=8,
+        company_clients="Pine & Co",
+    )
+    for name, text in COMPANY_INPUTS.items():
+        report = validate(text, title=text[:300], settings=settings)
+        assert {f.code for f in report.findings} <= {code}, name

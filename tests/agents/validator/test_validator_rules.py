@@ -84,6 +84,11 @@ CASES: list[tuple[str, str, str]] = [
         "Ingrid Solberg wrote a novel about Nordlys.",
     ),
     (
+        "unsourced_expert_claim",
+        "Ingrid Solberg, head of data at Nordlys, expects prices to fall.",
+        "Ingrid Solberg, head of data at Nordlys, gave the keynote.",
+    ),
+    (
         "fabricated_quote",
         '"This is the best laptop ever made," said John Smith.',
         '"This is the best laptop ever made," said John Smith ([interview](https://x.org/i)).',
