@@ -34,7 +34,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agents.facts import FactOverride
 from agents.reviewers.validator import rules, validate
-from agents.reviewers.validator._core import build_context
 from agents.settings import Settings
 
 _WORDS = (  # noqa: SIM905
@@ -181,6 +180,10 @@ def measure_seed(seconds: float) -> list[tuple[str, float]]:
 
 def by_rule(text: str, settings: Settings, seconds: float) -> list[tuple[str, float]]:
     """(name, microseconds per draft) of the shared context and of each rule, in run order."""
+    # Imported here: the seed child imports this module, and the seed's engine has no
+    # build_context (a module-level import broke the seed rows).
+    from agents.reviewers.validator._core import build_context
+
     clock = time.thread_time_ns
     costs: dict[str, int] = {"(context: fences, prose, lower, words)": 0}
     active = [r for r in rules() if r.code not in settings.disabled_rules(None)]
