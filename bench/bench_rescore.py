@@ -1,6 +1,6 @@
 """`multiqa rescore` end to end, next to a bare read-and-decode loop of the same topics.
 
-    python bench/bench_rescore.py [--results 100000] [--rounds 3] [--partitions 6]
+    python bench/bench_rescore.py [--results 100000] [--rounds 3] [--partitions 6] [--peer-ref REF]
 
 Writes a fresh pair of topics on the broker of KAFKA_BOOTSTRAP_SERVERS (a varied history from
 bench/rescore_history.py: about 7 reviewer results per decision), then runs, in alternating order,
@@ -10,7 +10,10 @@ each in its own process with start-up counted (wall time from spawn to exit):
   every event with `schemas.decode`, nothing else: what any consumer of these topics pays;
 - rescore: `multiqa rescore --defaults` on the same topics, its report on stdout (checked: every
   decision re-scored, none changed, since the history was decided under the defaults), once with
-  `--jobs 1` (one process) and once with the default (one process per usable core, by partition).
+  `--jobs 1` (one process) and once with the default (one process per usable core, by partition);
+- with `--peer-ref REF` (e.g. the main branch before a change): the same two runs of that commit's
+  `multiqa rescore` (its tree from `git archive`, run by the same Python), the before of a change
+  measured in the same minutes as the after.
 
 Then the steps in-process, CPU time per reviewer result (min of 5, no Kafka, no start-up): decoding
 the results, decoding the decisions, re-scoring (`build_decision` and its bookkeeping).
@@ -30,6 +33,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -127,11 +131,13 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+def _timed(
+    command: list[str], env: dict[str, str], cwd: str | None = None
+) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds, stdout) of one process, start-up included."""
     cpu = _children_cpu()
     started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{command[0]} failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -141,6 +147,17 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
 def _multiqa() -> list[str]:
     script = Path(sys.executable).parent / "multiqa"
     return [str(script)] if script.exists() else [sys.executable, "-m", "streams.cli"]
+
+
+def _peer_tree(ref: str, into: str) -> str:
+    """The source tree of commit `ref` of this repository, unpacked under `into`."""
+    tree = os.path.join(into, "peer")
+    os.mkdir(tree)
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", ref], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
+    return tree
 
 
 def _check(stdout: str, decisions: int) -> None:
@@ -193,6 +210,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--partitions", type=int, default=6)
     parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"))
+    parser.add_argument("--peer-ref", help="also run this commit's rescore (e.g. main)")
+    parser.add_argument("--steps", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument(
         "--child", nargs=2, metavar=("REVIEWS", "DECISIONS"), help=argparse.SUPPRESS
     )
@@ -210,6 +229,8 @@ def main() -> None:
     )
     topics = [reviews_topic, decisions_topic]
     drafts = max(1, round(args.results / 7.05))
+    scratch = tempfile.TemporaryDirectory(prefix="bench-rescore-")
+    peer = _peer_tree(args.peer_ref, scratch.name) if args.peer_ref else None
     asyncio.run(_create(args.bootstrap, topics, args.partitions))
     try:
         t0 = time.perf_counter()
@@ -231,18 +252,29 @@ def main() -> None:
         rescore_cmd = [*_multiqa(), "rescore", "--defaults", "--show", "0"]
         commands = {"rescore-1": [*rescore_cmd, "--jobs", "1"], "rescore": rescore_cmd}
         names = ["baseline", "rescore-1", "rescore"]
+        where: dict[str, str | None] = dict.fromkeys(names, str(ROOT))  # its own modules
+        envs = dict.fromkeys(names, env)
+        if peer is not None:
+            # The peer's own modules first: cwd (python -m puts it first) and PYTHONPATH.
+            peer_cmd = [sys.executable, "-m", "streams.cli", "rescore", "--defaults", "--show", "0"]
+            commands |= {"peer-1": [*peer_cmd, "--jobs", "1"], "peer": peer_cmd}
+            names += ["peer-1", "peer"]
+            where |= {"peer-1": peer, "peer": peer}
+            envs |= {key: {**env, "PYTHONPATH": peer} for key in ("peer-1", "peer")}
         times: dict[str, list[float]] = {name: [] for name in names}
         cpus: dict[str, list[float]] = {name: [] for name in names}
+        loads: list[float] = []
         for n in range(args.rounds):
             order = names if n % 2 == 0 else names[::-1]
             for name in order:
+                loads.append(os.getloadavg()[0])
                 if name == "baseline":
                     elapsed, cpu, out = _timed(baseline_cmd, env)
                     counts = json.loads(out)
                     if counts != {reviews_topic: results, decisions_topic: drafts}:
                         raise SystemExit(f"baseline read {counts}")
                 else:
-                    elapsed, cpu, out = _timed(commands[name], env)
+                    elapsed, cpu, out = _timed(commands[name], envs[name], where[name])
                     _check(out, drafts)
                 times[name].append(elapsed)
                 cpus[name].append(cpu)
@@ -261,6 +293,11 @@ def main() -> None:
             "rescore-1": "rescore --jobs 1",
             "rescore": f"rescore (--jobs {jobs})",
         }
+        if peer is not None:
+            labels |= {
+                "peer-1": f"{args.peer_ref} --jobs 1",
+                "peer": f"{args.peer_ref} (--jobs {jobs})",
+            }
         for name, label in labels.items():
             print(
                 f"  {label:<28} {results / wall[name]:9,.0f} results/s wall, "
@@ -271,10 +308,22 @@ def main() -> None:
                 f"  ratio {labels[name]} / baseline: x{wall['baseline'] / wall[name]:.2f} wall, "
                 f"x{cpu_s['baseline'] / cpu_s[name]:.2f} CPU"
             )
-        print(f"  load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        _steps(drafts)
+        if peer is not None:
+            for name in ("rescore-1", "rescore"):
+                other = name.replace("rescore", "peer")
+                print(
+                    f"  ratio {labels[name]} / {labels[other]}: x{wall[other] / wall[name]:.2f} "
+                    f"wall, x{cpu_s[other] / cpu_s[name]:.2f} CPU"
+                )
+        print(
+            f"  load average (1 min) before each run: {min(loads):.2f}-{max(loads):.2f}; now "
+            f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        )
+        if args.steps:
+            _steps(drafts)
     finally:
         asyncio.run(_delete(args.bootstrap, topics))
+        scratch.cleanup()
 
 
 if __name__ == "__main__":
