@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,7 +45,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from rescore_history import make_history
 
-from schemas import QADecision, ReviewerResult, decode, encode
+from schemas import QADecision, ReviewerResult, decode, decoder, encode
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -176,32 +177,42 @@ def _steps(drafts: int) -> None:
 
     from agents.settings import Settings
     from streams.cli.replay import rescore
+    from streams.cli.replay_score import Share, score_partitions
 
     history = asyncio.run(make_history(min(drafts, 4000)))
     reviews = [encode(r) for r in history.reviews]
     decisions = [encode(d) for d in history.decisions]
     settings = Settings()
+    events = {("d", 0): history.decisions, ("r", 0): history.reviews}
+    read_result, read_decision = decoder(ReviewerResult), decoder(QADecision)
     steps = {
-        "decode the results": lambda: [decode(b, ReviewerResult) for b in reviews],
-        "decode the decisions": lambda: [decode(b, QADecision) for b in decisions],
-        "re-score (build_decision)": lambda: rescore(history.decisions, history.reviews, settings),
+        "decode the results": lambda: [read_result(b) for b in reviews],
+        "decode the decisions": lambda: [read_decision(b) for b in decisions],
+        "re-score (the command)": lambda: score_partitions(Share(), events, "r", settings),
+    }
+    whole = {
+        "re-score, whole decisions": lambda: rescore(history.decisions, history.reviews, settings),
     }
     print(f"\nin-process steps, CPU us per reviewer result (min of 5, {len(reviews)} results):")
     total = 0.0
     gc.disable()
     try:
         for label, step in steps.items():
-            best = float("inf")
-            for _ in range(5):
-                started = time.process_time()
-                step()
-                best = min(best, time.process_time() - started)
-            per = best / len(reviews) * 1e6
+            per = min(_cpu(step) for _ in range(5)) / len(reviews) * 1e6
             total += per
             print(f"  {label:<28} {per:6.1f} us")
+        print(f"  {'sum':<28} {total:6.1f} us = {1e6 / total:,.0f} results per CPU-second")
+        for label, step in whole.items():  # what --publish and the library's rescore() build
+            per = min(_cpu(step) for _ in range(5)) / len(reviews) * 1e6
+            print(f"  ({label}: {per:.1f} us)")
     finally:
         gc.enable()
-    print(f"  {'sum':<28} {total:6.1f} us = {1e6 / total:,.0f} results per CPU-second")
+
+
+def _cpu(step: Callable[[], object]) -> float:
+    started = time.process_time()
+    step()
+    return time.process_time() - started
 
 
 def main() -> None:
