@@ -20,6 +20,7 @@ import gc
 import os
 import pickle
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -184,10 +185,16 @@ async def _collect(
 
 
 class _Bars:
+    """The read and rescore bars over every process's counters. A bar is drawn once every
+    process knows its total, but its clock (rate, eta) starts when the work did: the read at
+    the start of the run, the re-scoring when the first process began it."""
+
     def __init__(self, shared: Any, jobs: int, *, enabled: bool) -> None:
         self.shared, self.jobs, self.enabled = shared, jobs, enabled
         self.read: Progress | None = None
         self.rescore: Progress | None = None
+        self.began = time.monotonic()
+        self.scoring_began: float | None = None
 
     def _sum(self, index: int) -> int | None:
         values = [self.shared[k * _COUNTERS + index] for k in range(self.jobs)]
@@ -199,13 +206,19 @@ class _Bars:
         total, read = self._sum(0), self._sum(1)
         if self.read is None and total is not None:
             self.read = Progress("read", total)
+            self.read.started = self.began
         if self.read is not None and read is not None:
             self.read.advance(read - self.read.done)
+        if self.scoring_began is None and any(
+            self.shared[k * _COUNTERS + 2] >= 0 for k in range(self.jobs)
+        ):
+            self.scoring_began = time.monotonic()
         decisions, done = self._sum(2), self._sum(3)
         if self.rescore is None and decisions is not None:
             if self.read is not None:
                 self.read.close()
             self.rescore = Progress("rescore", decisions)
+            self.rescore.started = self.scoring_began or time.monotonic()
         if self.rescore is not None and done is not None:
             self.rescore.advance(done - self.rescore.done)
 

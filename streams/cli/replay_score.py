@@ -119,8 +119,8 @@ def score_partitions(
     every: int = 512,
 ) -> None:
     """Re-score the decisions of `events` ((topic, partition) -> events; every topic other than
-    `reviews_topic` holds decisions) into `share`. `on_scored(done, total)` is called every
-    `every` decisions and at the end."""
+    `reviews_topic` holds decisions) into `share`. `on_scored(done, total)` is called before
+    the first, every `every` decisions and at the end."""
     by_version: ByVersion = defaultdict(list)
     partitions: list[tuple[int, Sequence[QADecision]]] = []
     for (topic, partition), got in sorted(events.items()):
@@ -133,6 +133,8 @@ def score_partitions(
             partitions.append((partition, got))
     total = share.decisions
     done = 0
+    if on_scored is not None:
+        on_scored(0, total)  # the total before the first decision: the bar's clock starts now
     seen: set[str] = set()
     rows = share.rows
     published = share.published

@@ -34,10 +34,14 @@ def _config(kafka_bootstrap: str, unique_topics) -> StreamConfig:
     )
 
 
-def _last(err: str, label: str) -> str:
+def _bar(err: str, label: str) -> list[str]:
     lines = [line for line in err.splitlines() if re.match(rf"{label} +\d+/\d+ ", line)]
     assert lines, f"no {label!r} progress line in:\n{err}"
-    return lines[-1]
+    return lines
+
+
+def _last(err: str, label: str) -> str:
+    return _bar(err, label)[-1]
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -59,6 +63,9 @@ async def test_progress_on_stderr_counts_what_was_read_and_rescored(
     assert re.match(rf"read {events}/{events} \[=+\] 100% .* done$", _last(captured.err, "read"))
     rescored = _last(captured.err, "rescore")
     n = len(decisions)  # the decisions that decode (not the junk event)
+    if jobs == "1":  # each bar starts at 0: its clock (rate, eta) starts with the work
+        assert re.match(rf"read +0/{events} ", _bar(captured.err, "read")[0])
+        assert re.match(rf"rescore +0/{n} ", _bar(captured.err, "rescore")[0])
     assert re.match(rf"rescore {n}/{n} \[=+\] 100% .* done$", rescored)
     assert "read " not in captured.out and "rescore " not in captured.out
     assert f"{len(decisions)} draft versions; re-scored {len(decisions)}" in captured.out
