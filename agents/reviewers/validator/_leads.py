@@ -37,6 +37,7 @@ _MIN_LEAD_CHARS = 2
 _ENOUGH_CHARS = 4
 # A small character class at the start ("organi[sz]ation") is spelled out up to this many letters.
 _MAX_CLASS = 4
+_MAX_RARE_LEADS = 8
 
 # One possible opening: the literal text, and whether the element ended there (the next element's
 # text can be appended) or something non-literal follows (the opening is final).
@@ -130,11 +131,16 @@ def leads(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     shared = next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), None)
     if (len(first) if shared is None else shared) >= _MIN_LEAD_CHARS + 1:
         return None  # "last (?:week|month)": `re` searches for "last " by itself
-    if not any(t[0].islower() for t in texts):
-        # Capitals, digits and signs are rare in prose: `re` skips to them about as fast.
-        return None
     # A lead that another lead starts with is covered by the shorter one's search.
     kept = tuple(sorted(t for t in texts if not any(t != s and t.startswith(s) for s in texts)))
+    if not any(t[0].islower() for t in texts) and (
+        len(kept) > _MAX_RARE_LEADS or len({t[0] for t in kept}) == 1
+    ):
+        # Capitals, digits and signs are rarer in prose than small letters, but `re` still tries
+        # a class of them at every character ("(?:19|20)\d\d": ~30 times two searches): only
+        # many of them, or ones that share their first sign (`re` searches for a literal opening
+        # at C speed), are left to `re`.
+        return None
     return kept
 
 
@@ -215,6 +221,60 @@ def _present_leads(pattern: re.Pattern[str], text: str) -> tuple[str, ...] | Non
     )
 
 
+# Signs common enough in prose that trying the pattern at each costs more than one regex scan.
+_COMMON_SIGNS = frozenset(".,")
+_MAX_SIGNS = 4
+
+
+def _first_chars(items: Any) -> set[str] | None:
+    """The characters the parsed sequence `items` must open with (None when it may open with
+    anything else: a class with ranges, a repeat, an assertion, a flag)."""
+    if not items:
+        return None
+    op, av = items[0]
+    if op is _C.LITERAL:
+        return {chr(av)}
+    if op is _C.IN:
+        if not all(kind is _C.LITERAL for kind, _ in av):
+            return None
+        return {chr(c) for _, c in av}
+    if op is _C.BRANCH:
+        out: set[str] = set()
+        for branch in av[1]:
+            found = _first_chars(branch)
+            if found is None:
+                return None
+            out |= found
+        return out
+    if op is _C.SUBPATTERN:
+        _group, add_flags, del_flags, inner = av
+        return None if add_flags or del_flags else _first_chars(inner)
+    return None
+
+
+@functools.cache
+def signs(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """The few signs (quotation marks, brackets, symbols) every match of `pattern` opens with, or
+    None. `re` tries a pattern that opens with a class ("[\"\u201c]") at every character; a
+    substring search per sign skips to them at C speed."""
+    if pattern.flags & (re.IGNORECASE | re.VERBOSE | re.MULTILINE | re.DOTALL) or not isinstance(
+        pattern.pattern, str
+    ):
+        return None
+    try:
+        chars = _first_chars(list(_sre_parse.parse(pattern.pattern, pattern.flags)))
+    except (re.error, TypeError, ValueError):
+        return None
+    if (
+        not chars
+        or len(chars) == 1  # one literal opening: `re` searches for it at C speed
+        or len(chars) > _MAX_SIGNS
+        or any(c.isalnum() or c.isspace() or c in _COMMON_SIGNS for c in chars)
+    ):
+        return None
+    return tuple(sorted(chars))
+
+
 def finditer(
     pattern: re.Pattern[str], text: str, *, word_start: bool = False
 ) -> Iterator[re.Match[str]]:
@@ -222,11 +282,23 @@ def finditer(
     `word_start`, only matches that start a word (`_text.word_matches` keeps no others; a match
     inside a word then never hides a later one, as it would in finditer)."""
     starts = _present_leads(pattern, text) if word_start else leads(pattern)
-    if starts is None:
-        for match in pattern.finditer(text):
-            if not word_start or _starts_word(text, match.start()):
-                yield match
+    if starts is not None:
+        yield from _tried_at(pattern, text, starts, word_start)
         return
+    chars = signs(pattern)
+    # From signs, as from a regex scan: a match that does not start a word is dropped after it
+    # was found (and hides what starts inside it, as in finditer).
+    found = pattern.finditer(text) if chars is None else _tried_at(pattern, text, chars, False)
+    for match in found:
+        if not word_start or _starts_word(text, match.start()):
+            yield match
+
+
+def _tried_at(
+    pattern: re.Pattern[str], text: str, starts: tuple[str, ...], word_start: bool
+) -> Iterator[re.Match[str]]:
+    """pattern.match at each occurrence of one of `starts` (at a word start, with
+    `word_start`), in order, skipping those inside an earlier match."""
     found: set[int] = set()
     for lead in starts:
         pos = text.find(lead)

@@ -39,6 +39,8 @@ def _rule_patterns() -> list[re.Pattern[str]]:
 
 PATTERNS = _rule_patterns()
 LED = [p for p in PATTERNS if _leads.leads(p) is not None]
+# Patterns found from the few signs they open with (quotation marks): no leads, but signs.
+SIGNED = [p for p in PATTERNS if _leads.leads(p) is None and _leads.signs(p) is not None]
 
 
 def _spans(matches: object) -> list[tuple[int, int]]:
@@ -72,6 +74,34 @@ def _texts() -> list[str]:
 
 def test_many_rule_patterns_have_leads() -> None:
     assert len(LED) >= 20  # the speed-up applies to the rules' slow alternations
+    assert len(SIGNED) >= 2  # the dialogue and quotation patterns at least
+
+
+@pytest.mark.timeout(120)
+def test_patterns_opening_with_signs_match_as_finditer() -> None:
+    """From their signs, found exactly as `re` finds them; with word_start, a match that does not
+    start a word is dropped after it was found, as on the regex path."""
+    quotes = '"a," he said. \u201cb,\u201d she said \'c\' \u2018d\u2019 x"y" """\n'
+    for text in [*_texts(), quotes * 200, quotes.upper() * 50]:
+        for pattern in SIGNED:
+            assert _spans(_leads.finditer(pattern, text)) == _spans(pattern.finditer(text))
+            expected = [m.span() for m in pattern.finditer(text) if at_word_start(text, m.start())]
+            assert _spans(_leads.finditer(pattern, text, word_start=True)) == expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "signs"),
+    [
+        (r"[\"\u201c][^\"]{2,9}[\"\u201d]", ('"', "\u201c")),
+        (r"\"x|\u2018y", ('"', "\u2018")),
+        (r"[\"',] said", None),  # a comma is too common to try the pattern at each
+        (r"[ab]x", None),  # letters: leads or `re`
+        (r"\"?x", None),  # may open with anything
+        (r"[^\"]x", None),
+    ],
+)
+def test_signs_of_a_pattern(pattern: str, signs: tuple[str, ...] | None) -> None:
+    assert _leads.signs(re.compile(pattern)) == signs
 
 
 @pytest.mark.timeout(120)
@@ -91,7 +121,10 @@ def test_same_matches_as_finditer_on_the_corpus() -> None:
         (r"(?:[Aa]n?|[Tt]he) report", ("A re", "An r", "The ", "a re", "an r", "the ")),
         (r"last (?:week|month)", None),  # one literal opening: `re` already searches for it
         (r"[A-Z][a-z]+ said", None),  # a class at the start: no literal opening
-        (r"(?:Sarah|John) Smith", None),  # capitals are rare in prose: `re` skips to them
+        (r"(?:Sarah|John) Smith", ("John", "Sara")),  # `re` tries a class at every character
+        (r"(?:19|20)\d\d study", ("19", "20")),
+        (r", (?:one|two) of", None),  # one sign first: `re` searches for it by itself
+        ("(?:" + "|".join(f"N{i}x" for i in range(9)) + ") y", None),  # many capitals: `re`
         (r"(?:a|b)x", ("ax", "bx")),
         (r"(?:a|b)\w", None),  # openings too short to search for
         (r"(?i)(?:tested|tried)", None),  # flags change what a literal matches
@@ -178,7 +211,7 @@ BAD = {
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_bad_inputs(name: str) -> None:
     text = BAD[name]
-    for pattern in LED:
+    for pattern in LED + SIGNED:
         assert _spans(_leads.finditer(pattern, text)) == _spans(pattern.finditer(text))
 
 
