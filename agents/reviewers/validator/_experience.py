@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from agents.reviewers.validator import _leads
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._text import (
     anchored,
@@ -328,7 +329,7 @@ def first_person_experience(ctx: Context) -> Iterator[Hit]:
     if "$" in low or "\u20ac" in low or "\u00a3" in low:
         found += anchored_matches(_MONEY, low, ctx.words)
     if ctx.has_any(_DIALOGUE_GATE) and any(q in low for q in "\"'\u201c\u201d\u2018\u2019"):
-        found += [(m.start(), m.end()) for m in _DIALOGUE.finditer(low)]
+        found += [(m.start(), m.end()) for m in _leads.finditer(_DIALOGUE, low)]
         found += _dialogue_before(low)
     if ":" in low and not ctx.words.isdisjoint(("my", "our", "me", "i")):
         found += _script_lines(low)

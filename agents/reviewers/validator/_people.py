@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from agents.reviewers.validator import _leads
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._sources import has_source
 from agents.reviewers.validator._text import (
@@ -275,7 +276,7 @@ def fabricated_quote(ctx: Context) -> Iterator[Hit]:
     # a draft without double quotes skips the scan.
     if '"' not in text and "\u201c" not in text and "\u2018" not in text:
         return
-    for quote in _QUOTATION.finditer(text):
+    for quote in _leads.finditer(_QUOTATION, text):
         span = _attribution(text, quote)
         if span is None or _sourced_quote(text, quote.start(), span):
             continue
