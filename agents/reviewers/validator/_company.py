@@ -216,7 +216,7 @@ _CLAIMS = phrases(
         r"(?P<listed>clients|customers|brands|companies) (?:such as|like|including)"
         r" (?P<clients>[^.\n]{2,200})",
     ),
-    ("trusted", r"trusted by (?P<clients>[^.\n]{2,200})"),
+    ("trusted", r"(?P<trusted>trusted) by (?P<clients>[^.\n]{2,200})"),
     (
         "partnered worked",
         rf"(?:we(?:{_A}ve| have)?|{{company}}(?: has)?) (?:worked with|partnered with)"
@@ -377,7 +377,7 @@ def _judge(match: re.Match[str], ctx: Context, article: str | None = None) -> st
         return (
             None if year == known else f"founded in {year} contradicts company_founded_year={known}"
         )
-    if "listed" in groups and not _company_voice(match, ctx):
+    if ("listed" in groups or "trusted" in groups) and not _company_voice(match, ctx):
         return None  # "companies like Amazon invest in robots": not the company's clients
     if "clients" in groups:
         return _clients(_names(ctx.prose[match.start("clients") : match.end("clients")]), ctx)

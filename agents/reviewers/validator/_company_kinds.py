@@ -17,7 +17,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from agents.reviewers.validator import _company, _company_metrics
+from agents.reviewers.validator import _company, _company_metrics, _company_record
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._text import phrase_matches, phrases
 from schemas.records import Severity
@@ -216,7 +216,11 @@ _KINDS = phrases(
     # span before it is checked by _YEARS_BEFORE)
     ("decade decades years", rf"(?P<years>(?:we|{{company}})(?:{_A}ve| have| has) )"),
     # clients named: "we count Spotify among our clients"
-    ("count counts", rf"(?:we|{{company}}) counts? (?P<named>[^.\n]{{2,120}}?) among our {_WHO}"),
+    (
+        "count counts",
+        rf"(?:we|{{company}})(?:(?: are| were|{_A}re) (?:proud|lucky|happy) to)? counts?"
+        rf" (?P<named>[^.\n]{{2,120}}?) among our (?:[\w-]+ )?{_WHO}",
+    ),
 )
 
 # Advice, conditions and instructions: the sentence before the claim makes it hypothetical.
@@ -320,6 +324,7 @@ def unconfirmed_company_claim(ctx: Context) -> Iterator[Hit]:
         if why is not None:
             yield Hit(start, match.end(), why)
     yield from _company_metrics.metric_hits(ctx)
+    yield from _company_record.record_hits(ctx, _asserted)
 
 
 def _judge(match: re.Match[str], ctx: Context) -> str | None:

@@ -70,6 +70,13 @@ ADVERSARIAL: dict[str, list[str]] = {
         repeat("our 1% "),
         repeat("our two hundred clients "),
         repeat("\u00a31 million "),
+        repeat("we are the leading "),
+        repeat("we have delivered hundreds of "),
+        repeat("we have built sites for The "),
+        repeat("trusted by A "),
+        repeat("our founder started the company in "),
+        repeat("as the top-rated agency, "),
+        repeat("our studio in "),
     ],
     "first_person_anecdote": [
         repeat("i was "),
