@@ -13,7 +13,12 @@ A short wait bounds that delay, but an idle worker then sends an empty fetch per
 at 0.5 drafts/s the consumer thread's fetches were half the worker's CPU, and on this machine's
 loaded, shared cores paced latency got worse (5 drafts/s, two A/B pairs: p50 372 and 849 ms
 against 187 and 214 ms with 1.5 s). So the default stays Faust's 1.5 s
-(MULTIQA_BROKER_FETCH_WAIT): a deployment with cores to spare may lower it.
+(MULTIQA_BROKER_FETCH_WAIT): a deployment with cores to spare may lower it. After a flood the
+same wait delays the valid drafts queued behind it (each hop, draft -> reviews -> decision, can
+wait for a fetch in flight): one A/B in bench/bench_flood.py (load 9, `--engines
+multiqa,multiqa/broker_fetch_wait=0.05`) decided them 8.3-10.9 s after the flood instead of
+12.0-16.3 s. One run, and no paced A/B on a machine quiet enough to trust: the default stays.
+`bench_stream.py --engines aiokafka,multiqa,multiqa/broker_fetch_wait=0.05` is the A/B to run.
 
 The screen. Faust 0.15.3 delivers every fetched record on its own: a message object, the read-
 offset and gap bookkeeping, `wait_first` on two tasks per message, the conductor's lock, the

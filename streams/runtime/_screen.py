@@ -45,6 +45,7 @@ from faust.types import TP
 
 from agents.retry import Backoff
 from schemas import DraftSubmitted, ReviewerResult, WrongRecordTypeError
+from streams.runtime._heap import release_after_burst
 from streams.runtime.deadletter import DeadLetterLedger, DeadLetters
 from streams.runtime.serde import Undecodable
 from streams.runtime.topics import misrouted
@@ -198,6 +199,7 @@ class Parker:
                 runs.add(record.offset)
             acker.ack_offsets(tp, (r.offset for r, _ in items))
             self._cover_tail(tp)
+        release_after_burst(sum(len(items) for items in bad.values()))  # a flood's memory (_heap)
 
     async def _deliver(self, items: list[tuple[Any, BaseException]]) -> bool:
         """Send every dead letter and wait for the broker; refused ones are sent again with

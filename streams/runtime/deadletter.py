@@ -38,6 +38,7 @@ from faust.types.tuples import Message
 from agents.retry import Backoff
 from schemas import DeadLetter, utc_now
 from streams.runtime import tracing
+from streams.runtime._heap import release_after_burst
 from streams.runtime.observe._metrics import record_dead_letter
 from streams.runtime.serde import dead_letter
 from streams.runtime.topics import send_record
@@ -312,7 +313,7 @@ class AuditLane:
         refused: tuple[type[BaseException], ...] = (),
         owned: Callable[[TP], bool] = lambda tp: True,
         max_batch: int = 2000,
-        max_backlog: int = 8000,
+        max_backlog: int = 4000,
         linger: float = 0.05,
     ) -> None:
         self.topic = topic
@@ -337,15 +338,18 @@ class AuditLane:
             self._task = asyncio.ensure_future(self._run())
         self._queue.put_nowait((acker, tp, records))
         self.backlog += len(records)
+        # Faust's own TP: the fetched batch is keyed by aiokafka's TopicPartition, which Faust's
+        # resume_partitions would put in its active set as it is (and then fail an assertion).
+        tp = TP(tp.topic, tp.partition)
         if self.backlog >= self.max_backlog and tp not in self.paused:
             self.paused[tp] = acker
-            acker.pause_partitions([tp])
+            acker.pause_partitions({tp})
 
     def _resume(self) -> None:
         if self.paused and self.backlog <= self.max_batch:
             for tp, acker in self.paused.items():
                 if tp in acker.assignment():  # one revoked meanwhile is not ours to resume
-                    acker.resume_partitions([tp])
+                    acker.resume_partitions({tp})
             self.paused.clear()
 
     async def _run(self) -> None:
@@ -362,12 +366,17 @@ class AuditLane:
                         items.append(await self._queue.get())
                 except TimeoutError:
                     break
-            await self._write(items)
-            for acker, tp, records in items:
-                self.backlog -= len(records)
-                if self.owned(tp):
-                    acker.ack_offsets(tp, (r.offset for r in records))
-            self._resume()
+            await self._write_and_ack(items)
+            del items  # nothing of a flood stays referenced while the lane waits (_heap)
+
+    async def _write_and_ack(self, items: list[tuple[Any, TP, list[Any]]]) -> None:
+        await self._write(items)
+        for acker, tp, records in items:
+            self.backlog -= len(records)
+            if self.owned(tp):
+                acker.ack_offsets(tp, (r.offset for r in records))
+        self._resume()
+        release_after_burst(sum(len(records) for _, _, records in items))
 
     async def _write(self, items: list[tuple[Any, TP, list[Any]]]) -> None:
         batch: list[DeadLetter] = []
