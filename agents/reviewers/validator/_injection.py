@@ -42,6 +42,7 @@ from agents.reviewers.validator._injection_decode import decoded_blobs
 from agents.reviewers.validator._injection_judge import CRITICAL, WARNING, Found, judge, merge
 from agents.reviewers.validator._injection_phrases import GATE_WORDS, Phrase, phrases_in, words_of
 from agents.reviewers.validator._injection_placement import Layout
+from agents.reviewers.validator._injection_switch import SQUASHED_SWITCH
 from agents.reviewers.validator._injection_text import (
     View,
     may_be_spaced,
@@ -97,7 +98,13 @@ def scan(
                 (view.original(start), view.original_end(end), phrase, "with spaced letters")
             )
     for blob in decoded_blobs(text, words):
-        for _, _, phrase in phrases_in(normalize(blob.text).text):
+        decoded = normalize(blob.text).text
+        matched = phrases_in(decoded)
+        if not matched and _SQUASHED.search(decoded.replace(" ", "")):
+            matched = [(0, 0, _SQUASHED_PHRASE)]  # decoded with no word gaps (Morse code)
+        # One finding per kind and blob: a long blob repeating a phrase is one attempt, and each
+        # finding would be judged over the whole blob.
+        for phrase in {phrase.kind: phrase for _, _, phrase in reversed(matched)}.values():
             raw.append((blob.start, blob.end, phrase, f"encoded as {blob.how}"))
     found = [
         f
@@ -114,7 +121,7 @@ def scan(
     return merge(found)
 
 
-_SQUASHED = re.compile(SQUASHED)
+_SQUASHED = re.compile(SQUASHED + "|" + SQUASHED_SWITCH)
 _SQUASHED_PHRASE = Phrase("override", "English", _SQUASHED, frozenset())
 _HIDDEN_YOU = re.compile(HIDDEN_YOU)
 _HIDDEN_MODEL = re.compile(HIDDEN_MODEL)

@@ -58,6 +58,8 @@ def decoded_blobs(text: str, words: frozenset[str] | None = None) -> list[Decode
         for match in _TAG_RUN.finditer(text):
             tags = "".join(chr(ord(ch) - 0xE0000) for ch in match.group(0))
             found.append(Decoded(match.start(), match.end(), tags, "Unicode tag characters"))
+    if ".-" in text or "-." in text:
+        found.extend(_morse_runs(text))
     for pattern, how, decode, gate in _DECODERS:
         if pattern is _LONG_RUN:
             matches: Iterator[re.Match[str]] = (
@@ -216,6 +218,35 @@ def _readable(value: str) -> bool:
     printable = sum(1 for ch in value if ch.isprintable() or ch in "\n\t")
     letters = sum(1 for ch in value if ch.isalpha())
     return printable >= 0.95 * len(value) and letters >= 0.5 * len(value)
+
+
+# Morse code: dots and dashes, letters apart by a space, words by "/" or a wider gap. Nobody
+# writes a blog post's prose in it; decoded, it is read like any other encoded run (a run with no
+# word gaps decodes to one long word: the caller matches it squashed).
+_MORSE = re.compile(r"(?:[.-]{1,7}(?:[ \t]{1,3}|[ \t]?/[ \t]?)){11,}[.-]{1,7}")
+_MORSE_GAP = re.compile(r"[ \t]?/[ \t]?|[ \t]{2,3}")
+_MORSE_CODES = (
+    ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- .-- "
+    "-..- -.-- --.. ----- .---- ..--- ...-- ....- ..... -.... --... ---.. ----. .-.-.- --..-- "
+    "..--.. -.-.-- .----."
+)
+_MORSE_LETTERS = dict(
+    zip(_MORSE_CODES.split(), "abcdefghijklmnopqrstuvwxyz0123456789.,?!'", strict=True)
+)
+
+
+def _morse_runs(text: str) -> Iterator[Decoded]:
+    """Runs of Morse code (at most `_MAX_BLOBS`) that decode to mostly letters."""
+    for n, match in enumerate(_MORSE.finditer(text)):
+        if n >= _MAX_BLOBS:
+            return
+        words = _MORSE_GAP.split(match.group(0)[:_MAX_BLOB_CHARS])
+        decoded = " ".join(
+            "".join(_MORSE_LETTERS.get(code, "") for code in word.split()) for word in words
+        )
+        letters = sum(ch.isalpha() for ch in decoded)
+        if letters >= 8 and letters >= 0.7 * len(decoded.replace(" ", "")):
+            yield Decoded(match.start(), match.end(), decoded, "Morse code")
 
 
 def _tagged(decode: Callable[[str], str | None]) -> Callable[[str], tuple[str | None, str]]:

@@ -40,7 +40,7 @@ def judge(
     layout: Layout | None,
     prompts: bool = False,
 ) -> Found | None:
-    excerpt = " ".join(text[start:end].split())[:80]
+    excerpt = " ".join(text[start : min(end, start + 400)].split())[:80]
     hidden = disguise or (layout.hidden_by(start, end) if layout else "")
     in_code = layout.in_code(start, end) if layout else False
     is_quoted = quoted(text, start, end)

@@ -20,6 +20,7 @@ from agents.reviewers.validator._injection_languages import LANGUAGES
 from agents.reviewers.validator._injection_match import Phrase, Phrasebook, phrase, words_of
 from agents.reviewers.validator._injection_orders import ORDERS
 from agents.reviewers.validator._injection_roles import ROLES
+from agents.reviewers.validator._injection_switch import SWITCHES
 
 __all__ = [
     "GATE_WORDS",
@@ -41,10 +42,11 @@ PHRASES: tuple[Phrase, ...] = (
     *ORDERS,
     *ROLES,
     *LANGUAGES,
-    # Instructions addressed to a model in the wording public attack lists use (issue 11).
+    # Instructions addressed to a model in the wording public attack lists use, and the
+    # switches of task or identity they share (issue 11).
     *(
         phrase(s.kind, s.language, s.gates, s.pattern, *s.also, imperative=s.imperative)
-        for s in SPECS
+        for s in SPECS + SWITCHES
     ),
 )
 _BOOK = Phrasebook(PHRASES)
