@@ -40,15 +40,22 @@ _CODES = (
     r"codes|caesar cipher|reverse order|unicode escapes)"
 )
 
+# The previous task declared done, or praised, before the new one.
+_DONE = (
+    r"that is done|that was done|that's done|that is enough|that's enough|very well done|well "
+    r"done|very good(?=[.!]{1,3}\s+that (?:is|was|'s) done)|fantastic|wonderful|amazing|wow, "
+    r"that's fantastic|wow that's fantastic|that's fantastic"
+)
+
 SWITCHES: tuple[Spec, ...] = (
     # --- the task declared done, a new one given ---------------------------------------------
     Spec(
-        "turn", _EN, "done enough good great excellent perfect fantastic wonderful",
-        r"(?:that (?:is|was|'s) (?:done|enough|all)|(?:very )?well done|(?:great|good|excellent) "
-        r"(?:job|work)|very good|wow,? that'?s (?:fantastic|great|amazing)|perfect|excellent)"
-        r"[.!]{1,3}\s+(?:(?:that (?:is|was|'s) (?:done|enough)|(?:very )?well done)[.!]{1,3}\s+)?"
-        r"(?:and\s+)?now,?\s+(?:please\s+)?(?:(?:i (?:need|want) you to|you (?:will|must|should))"
-        r"\s+)?" + _NEW_ORDER,
+        # Gated on the rarer words of the praise (a clean draft has "now", "good" and "great"
+        # often enough that windows around them cost a tenth of its whole review).
+        "turn", _EN, "done enough fantastic wonderful amazing",
+        r"(?:" + _DONE + r")[.!]{1,3}\s+(?:(?:that (?:is|was|'s) (?:done|enough)|very well done|"
+        r"well done)[.!]{1,3}\s+)?now,?\s+(?:please\s+)?(?:(?:i (?:need|want) you to|you (?:will|"
+        r"must|should))\s+)?" + _NEW_ORDER,
         ("now",),
     ),
     Spec(
