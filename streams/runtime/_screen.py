@@ -294,8 +294,11 @@ class Screen:
     """Takes bad events of the aggregator's inputs out of each fetched batch (module docstring);
     with an `audit` lane (the sinks), takes the dead-letter topic's records to it too."""
 
-    def __init__(self, schemas: dict[str, Any]) -> None:
+    def __init__(self, schemas: dict[str, Any], *, batched: Iterable[str] = ()) -> None:
         self.schemas = schemas  # topic name -> the EventSchema its agents decode with
+        # Topics whose valid records reach the agents as one batch per partition and fetch
+        # (streams.runtime._batch); only screened ones (their records are decoded here).
+        self.batched = frozenset(batched) & frozenset(schemas)
         self.parker: Parker | None = None
         self.audit: Any = None  # streams.runtime.deadletter.AuditLane when the sinks run here
         self.skipped: Counter[str] = Counter()  # bad events acked unparked, per topic

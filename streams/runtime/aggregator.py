@@ -73,6 +73,7 @@ from schemas import (
     WrongRecordTypeError,
     utc_now,
 )
+from streams.runtime import _batch as batches
 from streams.runtime import tracing
 from streams.runtime._acks import OrderedAcks
 from streams.runtime._cache import TableCache
@@ -94,7 +95,7 @@ from streams.runtime.deadletter import DeadLetterLedger, DeadLetters
 from streams.runtime.observe._logs import draft_context
 from streams.runtime.observe._metrics import record_decision
 from streams.runtime.serde import EventSchema, Undecodable
-from streams.runtime.topics import Topics, misrouted, send_encoded
+from streams.runtime.topics import BATCH_QUEUE, Topics, misrouted, send_encoded
 
 log = logging.getLogger(__name__)
 
@@ -273,6 +274,7 @@ class Aggregator:
             config.deadlines_topic,
             schema=_AggregatorSchema(config),
             partitions=config.partitions,
+            maxsize=BATCH_QUEUE,
         )
         self.offsets = InputOffsets(
             _OffsetsView(self.cache),
@@ -312,27 +314,29 @@ class Aggregator:
         # its changes is delivered (the flusher, OrderedAcks).
         manual: faust.StreamT[Any] = stream.noack()  # type: ignore[attr-defined]
 
-        acks = self._acks = OrderedAcks(manual.ack, name="aggregator")
+        # A batch event (streams.runtime._batch) is acked with its last item, once all flushed.
+        acks = self._acks = OrderedAcks(lambda event: batches.ack(manual, event), name="aggregator")
         flusher = asyncio.ensure_future(self._flush_loop(acks))
         try:
-            async for event in manual.events():
-                self._busy = True
-                try:
-                    applied = await self.guarded.handle(event)
-                finally:
-                    self._busy = False
-                if not applied:
-                    continue  # left unacknowledged: its partition went to another worker
-                self._batch.events.append(event)
-                self._changed.set()
-                if len(self._batch.events) >= MAX_BATCH:
-                    self._room.clear()
-                    await self._room.wait()
-                if flusher.done():
-                    flusher.result()  # a flush that failed stops the agent, loudly
-                    raise RuntimeError("the aggregator's flusher stopped")
-                if acks.failure is not None:
-                    raise acks.failure
+            async for delivered in manual.events():
+                for event in batches.items(delivered):
+                    self._busy = True
+                    try:
+                        applied = await self.guarded.handle(event)
+                    finally:
+                        self._busy = False
+                    if not applied:
+                        break  # left unacknowledged: its partition went to another worker
+                    self._batch.events.append(event)
+                    self._changed.set()
+                    if len(self._batch.events) >= MAX_BATCH:
+                        self._room.clear()
+                        await self._room.wait()
+                    if flusher.done():
+                        flusher.result()  # a flush that failed stops the agent, loudly
+                        raise RuntimeError("the aggregator's flusher stopped")
+                    if acks.failure is not None:
+                        raise acks.failure
         finally:
             flusher.cancel()
             await asyncio.gather(flusher, return_exceptions=True)

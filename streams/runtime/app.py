@@ -306,6 +306,9 @@ def create_app(
             config.drafts_topic: stream.topics.drafts.schema,
             config.reviews_topic: stream.topics.reviews.schema,
         },
+        # Each fetched partition's valid drafts and results reach every agent as one batch
+        # event (streams.runtime._batch): one delivery per agent and fetch, not per event.
+        batched=(config.drafts_topic, config.reviews_topic),
     )
     # One watcher of qa.decisions for every paid reviewer here (their cancellation signal).
     watcher = DecisionWatcher(app, stream.topics) if any(s.paid for s in selected) else None

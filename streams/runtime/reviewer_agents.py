@@ -21,6 +21,11 @@ draft still under review.
 A result is published and delivered before its draft is acked (at least once: a crash re-reviews
 the drafts after the last commit; the aggregator ignores the duplicates).
 
+Batches. The drafts one fetch brought for one partition arrive as one batch event
+(streams.runtime._batch): the agent reviews them concurrently (at most `reviewer_concurrency`
+reviews at once across its events), hands every result to the producer before waiting for the
+broker, so they share produce requests, and acks the batch once every result is delivered.
+
 Cancellation. Paid reviewers (LLM calls, money) watch qa.decisions (one watcher agent per
 process, `DecisionWatcher`, shared by its paid reviewers): a decided draft version is not reviewed
 any more (status skipped, "already decided"), and a review in flight for it is cancelled. The
@@ -46,6 +51,7 @@ from agents.base import ReviewerSpec, errored, run_reviewer, skipped
 from agents.retry import Backoff, RetryPolicy, retry
 from agents.settings import Settings
 from schemas import CodecError, DraftSubmitted, QADecision, ReviewerResult
+from streams.runtime import _batch as batches
 from streams.runtime import tracing
 from streams.runtime._acks import OrderedAcks, by_partition
 from streams.runtime.deadletter import DeadLetters
@@ -63,6 +69,8 @@ _DECIDED_MEMORY = 100_000
 _PUBLISH_RETRY = RetryPolicy(Backoff(initial=0.5, factor=2.0, cap=10.0))
 
 Handler = Callable[[EventT[Any]], Awaitable[None]]
+# A result, its trace headers, and its delivery future (None: the first send failed).
+Sent = tuple[ReviewerResult, tracing.KafkaHeaders, Any]
 DraftKey = tuple[str, int]
 
 
@@ -205,6 +213,8 @@ class ReviewerAgent:
             watcher = DecisionWatcher(app, topics)
         self.watcher = watcher
         self.decided = watcher.decided if watcher is not None else DecidedVersions()
+        # Reviews in flight at once, across the batch events being handled.
+        self._slots = asyncio.Semaphore(concurrency)
         self.reviewed = 0
         self.skipped = 0  # bad drafts not reviewed (the aggregator dead-letters them)
         self.agent = app.agent(topics.drafts, name=f"review-{spec.name}")(self._consume_drafts)
@@ -223,14 +233,32 @@ class ReviewerAgent:
             await runner.close()
 
     async def handle(self, event: EventT[Any]) -> None:
-        """Review one qa.drafts event and publish its result (a bad one is skipped)."""
+        """Review the drafts of one qa.drafts event (a batch event: each of its items, at most
+        `concurrency` at once), each result handed to the producer as soon as it is there, then
+        wait until the broker has them all (bad drafts are skipped)."""
+        drafts = list(batches.items(event))
+        if len(drafts) == 1:
+            sent = [await self._review_and_send(drafts[0])]
+        else:
+            sent = await asyncio.gather(*(self._review_slotted(d) for d in drafts))
+        await self._delivered([s for s in sent if s is not None])
+
+    async def _review_slotted(self, event: Any) -> Sent | None:
+        async with self._slots:
+            return await self._review_and_send(event)
+
+    async def _review_and_send(self, event: Any) -> Sent | None:
+        """Review one draft and hand its result to the producer (not waiting for the broker:
+        the results of a batch share produce requests, and every reviewer's result of a draft
+        reaches the aggregator at about the same time). None for a bad draft."""
         value = event.value
         if not isinstance(value, DraftSubmitted) or misrouted(event.key, value.draft_id):
             self.skipped += 1  # the aggregator dead-letters it
-            return
+            return None
         draft = value
-        with draft_context(draft.draft_id, draft.version):
-            with tracing.tracer().start_as_current_span(
+        with (
+            draft_context(draft.draft_id, draft.version),
+            tracing.tracer().start_as_current_span(
                 f"multiqa.review {self.spec.name}",
                 context=tracing.extract(event.headers),
                 kind=SpanKind.CONSUMER,
@@ -238,14 +266,35 @@ class ReviewerAgent:
                     **tracing.draft_attributes(draft.draft_id, draft.version),
                     "multiqa.reviewer": self.spec.name,
                 },
-            ) as span:
-                result = await self.review(draft)
-                span.set_attribute("multiqa.status", str(result.status))
-                span.set_attribute("multiqa.score", result.score)
-                headers = tracing.inject()
-            published = await self.publish(result, headers)
-        record_result(published)
-        self.reviewed += 1
+            ) as span,
+        ):
+            result = await self.review(draft)
+            span.set_attribute("multiqa.status", str(result.status))
+            span.set_attribute("multiqa.score", result.score)
+            headers = tracing.inject()
+        try:
+            future = await send_record(self.topics.reviews, result.draft_id, result, headers)
+        except Exception:  # CodecError, a producer restarting: `publish` handles it below
+            future = None
+        return result, headers, future
+
+    async def _delivered(self, sent: list[Sent]) -> None:
+        """Wait until the broker has every result; one the codec or the broker refused goes
+        through `publish` (an error result for an invalid one, retries for a refused one)."""
+        for result, headers, future in sent:
+            published = None
+            if future is not None:
+                try:
+                    await future
+                    published = result
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # refused by the broker: retried by `publish`
+                    published = None
+            if published is None:
+                published = await self.publish(result, headers)
+            record_result(published)
+            self.reviewed += 1
 
     async def review(self, draft: DraftSubmitted) -> ReviewerResult:
         """The reviewer's result, or "skipped: already decided" when the decision came first."""

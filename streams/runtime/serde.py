@@ -42,6 +42,7 @@ from schemas import (
     encode,
     utc_now,
 )
+from streams.runtime._batch import BatchMessage
 
 __all__ = [
     "CODEC_NAME",
@@ -140,6 +141,8 @@ class EventSchema(faust.Schema[Any, Any]):
         loads: Any = None,
         serializer: CodecArg | None = None,
     ) -> Any:
+        if type(message) is BatchMessage:
+            return message.batch  # decoded item by item by the screen (streams.runtime._batch)
         if _SCREENED.message is message and type(_SCREENED.value) is self.expected:
             return _SCREENED.value
         return self.decode_bytes(message.value)

@@ -102,21 +102,28 @@ class Topics:
     dead_letters: faust.TopicT
 
 
+# Events an agent of a batched topic may have queued (streams.runtime._batch): each is a whole
+# fetch of a partition (up to `broker_max_poll_records`), so Faust's default of 4,096 would let a
+# slow agent hold millions of drafts in memory; a full queue pauses the fetch loop instead.
+BATCH_QUEUE = 8
+
+
 def declare(app: faust.App, config: StreamConfig) -> Topics:
     """Declare the public topics on `app`, each decoding to its record type."""
 
-    def topic(name: str, record: type[Any]) -> faust.TopicT:
+    def topic(name: str, record: type[Any], maxsize: int | None = None) -> faust.TopicT:
         return app.topic(
             name,
             # The codec's size limits follow MULTIQA_MAX_DRAFT_BYTES, as the writers' do.
             schema=EventSchema(record, codec=Codec(limits=config.limits())),
             partitions=config.partitions,
             replicas=config.replication_factor,
+            maxsize=maxsize,
         )
 
     return Topics(
-        drafts=topic(config.drafts_topic, DraftSubmitted),
-        reviews=topic(config.reviews_topic, ReviewerResult),
+        drafts=topic(config.drafts_topic, DraftSubmitted, BATCH_QUEUE),
+        reviews=topic(config.reviews_topic, ReviewerResult, BATCH_QUEUE),
         decisions=topic(config.decisions_topic, QADecision),
         dead_letters=topic(config.dead_letters_topic, DeadLetter),
     )

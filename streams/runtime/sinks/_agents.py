@@ -37,6 +37,7 @@ import faust
 from faust.types import EventT
 
 from schemas import DeadLetter, DraftSubmitted, QADecision, ReviewerResult, WrongRecordTypeError
+from streams.runtime import _batch as batches
 from streams.runtime import tracing
 from streams.runtime.deadletter import DeadLetters
 from streams.runtime.serde import Undecodable
@@ -159,10 +160,11 @@ class SinkAgents:
             self._write_loop(manual, queue, kind, record, write, owns_bad)
         )
         try:
-            async for event in manual.events():
+            async for delivered in manual.events():
                 if writer.done():
                     break
-                await queue.put(event)
+                for event in batches.items(delivered):  # a batch event: its items, in order
+                    await queue.put(event)
             if writer.done() and not writer.cancelled():
                 writer.result()  # a writer that died re-raises here, stopping the agent loudly
         finally:
@@ -201,7 +203,7 @@ class SinkAgents:
                     batch.append(queue.get_nowait())
             await self._write_batch(sink, batch, kind, record, write, owns_bad)
             for event in batch:
-                await stream.ack(event)
+                await batches.ack(stream, event)
 
     async def _write_batch(
         self,
