@@ -70,6 +70,13 @@ class ScreeningConsumer(QuickFetchConsumer):
     # The first offset fetched per partition in this consumer generation: where a group with
     # nothing committed (or 0) starts (`_new_offset`).
     _first_fetched: dict[TP, int] | None = None
+    # Partitions sought back by the aggregator, and to where (streams.runtime._offsets.seek_back).
+    sought: dict[TP, int]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sought = {}
+
     _first_generation: int | None = None
 
     def _new_offset(self, tp: TP) -> int | None:
@@ -135,9 +142,15 @@ class ScreeningConsumer(QuickFetchConsumer):
             return
         if self._first_fetched is None or self._first_generation != generation_id:
             self._first_fetched, self._first_generation = {}, generation_id
+        sought = self.sought
         for tp, batch in records.items():
             if batch and tp not in self._first_fetched:
                 self._first_fetched[tp] = batch[0].offset
+            if batch and sought and tp in sought and batch[0].offset <= sought[tp]:
+                # The records a seek of ours asked for (streams.runtime._offsets.seek_back):
+                # never dropped as re-reads below a read offset set after the seek.
+                del sought[tp]
+                self._read_offset[tp] = None
         screen = getattr(self.app, "screen", None)
         values: dict[tuple[TP, int], Any] = {}
         removed: dict[TP, set[int]] = {}

@@ -77,6 +77,12 @@ async def seek_back(consumer: Any, tp: TP, offset: int) -> None:
     message delivered on `tp` is not compared with the seek target."""
     await consumer.seek(tp, offset)
     consumer._read_offset[tp] = None  # Faust's own "unknown" value (Consumer.seek for offset 0)
+    sought = getattr(consumer, "sought", None)
+    if sought is not None:
+        # A batch message still being delivered sets the read offset to its last offset once
+        # delivered, after this: the consumer clears it again when the records from `offset`
+        # come (streams.runtime._fetch), or they would all be dropped as re-reads.
+        sought[tp] = offset
 
 
 def committed_offset(consumer: Any, tp: TP) -> int | None:
