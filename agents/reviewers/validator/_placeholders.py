@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._matches import leftmost
-from agents.reviewers.validator._text import word_matches
+from agents.reviewers.validator._slots import slot_spans
+from agents.reviewers.validator._text import word_matches, word_set
 from schemas.records import Severity
 
 FAMILY = "placeholder"
@@ -72,7 +73,11 @@ _PLACEHOLDERS = tuple(
         ("{", r"\{(?:\{[^{}\n]{1,100}\}\}|[a-z][a-z0-9]{0,30}(?:_[a-z0-9]{1,30}){1,4}\})"),
     )
 )
-_PLACEHOLDER_WORDS = re.compile(r"(?:TODO|TBD|FIXME|XXX)(?![\w])")
+# Markers, not words in a sentence: "TODO list", "TBD-free", "XXX-XX-1234" are not slots.
+_PLACEHOLDER_WORDS = re.compile(
+    r"(?:TODO|TBD|FIXME|XXX)(?![\w-])(?! (?:lists?|comments?|apps?|items?|markers?|tags?|files?)"
+    r"(?![a-z]))"
+)
 _PLACEHOLDER_GATE = ("todo", "tbd", "fixme", "xxx")
 # Editor's notes in capitals: "INSERT LINK", "ADD THE SOURCE", "LINK HERE" (looked for only when
 # the capitals occur: a case-sensitive substring check).
@@ -85,7 +90,9 @@ _INSERT_VERBS = frozenset({"insert", "add", "paste"})
 # insert link", "see our guide (link here)", "insert the URL here." ("to insert a link, press
 # Ctrl+K" goes on, so it is not one).
 _BARE_INSERT = re.compile(
-    r"(?:insert|add|paste) (?:a |an |the |your )?(?:link|url|source|citation|reference)s?"
+    r"(?:insert|add|paste) (?:a |an |the |your )?(?:own |relevant |real |customer |client )?"
+    r"(?:link|url|source|citation|reference|cta|call to action|quote|testimonial|statistic|stat"
+    r"|case study|example|image|screenshot|diagram|chart|photo|bio|anecdote|story)s?"
     r"(?: here| to [^\n.,;:]{1,60} here)(?![a-z])"
 )
 # Found from the verb (a literal opening); the separator before it is checked in Python.
@@ -112,10 +119,14 @@ def placeholder(ctx: Context) -> Iterator[Hit]:
         ]
         found = [m for m in leftmost(candidates) if _kept(low, m)]
         if any(word in low for word in _PLACEHOLDER_GATE):
-            found += word_matches(_PLACEHOLDER_WORDS, text)
+            found += (
+                m
+                for m in word_matches(_PLACEHOLDER_WORDS, text)
+                if m.start() == 0 or text[m.start() - 1] != "-"
+            )
         if any(word in text for word in _SHOUTED_GATE):
             found += word_matches(_SHOUTED, text)
-        words = ctx.words if not in_title else frozenset(low.split())
+        words = ctx.words if not in_title else word_set(low)
         if not words.isdisjoint(_INSERT_VERBS):
             found += word_matches(_BARE_INSERT, low)
             found += (
@@ -125,13 +136,15 @@ def placeholder(ctx: Context) -> Iterator[Hit]:
             )
         if "lorem ipsum" in low:
             found += _LOREM.finditer(low)
+        spans = [(m.start(), m.end()) for m in found]
+        spans += slot_spans(text, low, words)
         last_end = -1
-        for match in sorted(found, key=lambda m: m.start()):
-            if match.start() < last_end:
+        for start, end in sorted(spans):
+            if start < last_end:
                 continue  # "(insert link to the pricing page)" is one placeholder
-            last_end = match.end()
-            message = f"leftover placeholder {text[match.start() : match.end()][:60]!r}"
-            yield Hit(match.start(), match.end(), message, in_title)
+            last_end = end
+            message = f"leftover placeholder {text[start:end][:60]!r}"
+            yield Hit(start, end, message, in_title)
 
 
 _LOREM = re.compile("lorem ipsum")

@@ -50,6 +50,10 @@ INPUTS: dict[str, str] = {
     "wrapped code spans": ("`a\n" * (MIB // 3)) + ("``a\n`b\n" * 50_000),
     # "In my experience ..." with and without what it names (first_person_experience)
     "experience flood": ("In my experience " * 60_000) + ("in our experience with " * 30_000),
+    # unclosed and dense template slots (_slots): brackets, media markers, variables, dummy links
+    "unclosed slots": '[Your Name (Image: a [PRICE {TEAM_SIZE %NAME ${url <a href="' * 20_000,
+    "dense slots": "[PRICE] [Author Name] {TEAM} %FIRST_NAME% 20XX ![](image.png) "
+    '(Screenshot: x) yourwebsite.com <a href="#">x</a> [Expand here]\n' * 5_000,
 }
 # 2 MiB runs of the characters the patterns start with or repeat; shorter runs of the rest.
 INPUTS.update({f"2 MiB run of {ch!r}": ch * (2 * MIB) for ch in "a[<`\n"})
