@@ -23,6 +23,7 @@ from agents.facts import FactOverride, FactsUnavailable, load_facts_checked
 # Importing the family modules registers their rules (order = report order for equal offsets).
 from agents.reviewers.validator import (  # noqa: F401
     _anecdote,
+    _chatter,
     _citations,
     _company,
     _company_kinds,
@@ -31,6 +32,7 @@ from agents.reviewers.validator import (  # noqa: F401
     _facts,
     _injection,
     _leaks,
+    _meta,
     _people,
     _people_claims,
     _placeholders,

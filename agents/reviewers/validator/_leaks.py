@@ -22,7 +22,14 @@ from agents.reviewers.validator._text import (
 from schemas.records import Severity
 
 FAMILY = "leaked_output"
-_REASONING = re.compile(r"</?(?:think|thinking|reasoning|scratchpad|analysis)>")
+# Any tag of the reasoning family ("<reflection>", "<inner_monologue>", "<chain_of_thought>"),
+# and the same words in capitals between brackets ("[THINKING]").
+_REASONING = re.compile(
+    r"</?(?:think|thinking|thoughts?|reasoning|reflection|scratchpad|analysis|inner_monologue"
+    r"|internal_monologue|monologue|deliberation|chain_of_thought|cot|rationale|self_critique"
+    r"|critique|planning|draft_notes)>"
+)
+_REASONING_CAPS = re.compile(r"\[/?(?:THINK|THINKING|THOUGHTS?|REASONING|SCRATCHPAD|ANALYSIS)\]")
 
 
 @rule(
@@ -32,8 +39,12 @@ _REASONING = re.compile(r"</?(?:think|thinking|reasoning|scratchpad|analysis)>")
     "Model reasoning tags left in the text (<think>, </thinking>).",
 )
 def leaked_reasoning(ctx: Context) -> Iterator[Hit]:
-    for text, in_title in ((ctx.lower, False), (ctx.title.lower(), True)):
-        for match in _REASONING.finditer(text):
+    for text, in_title in ((ctx.prose, False), (ctx.title, True)):
+        low = ctx.lower if not in_title else text.lower()
+        found = list(_REASONING.finditer(low)) if "<" in low else []
+        if "[" in text:
+            found += _REASONING_CAPS.finditer(text)
+        for match in sorted(found, key=lambda m: m.start()):
             yield Hit(match.start(), match.end(), "model reasoning tag", in_title)
 
 
@@ -44,8 +55,12 @@ _CHAT_TOKEN = re.compile(
     r"|<</?sys>>|<start_of_turn>|<end_of_turn>|</?s>(?=\s|$)"
 )
 _INST = re.compile(r"\[/?INST\]")
-_ROLE_LINE = re.compile(r"^(?:Human|Assistant|System|User):(?= )", re.MULTILINE)
-_ROLE_WORDS = ("Human:", "Assistant:", "System:", "User:")
+# A speaker label opening a line, bare, bold or as a heading ("**Assistant:**", "### User:").
+_ROLE_LINE = re.compile(
+    r"^(?:#{1,6} |\*\*)?(?:Human|Assistant|System|User|ChatGPT|Claude)(?:\*\*)?:(?:\*\*)?(?= |$)",
+    re.MULTILINE,
+)
+_ROLE_WORDS = ("Human:", "Assistant:", "System:", "User:", "ChatGPT:", "Claude:")
 
 
 @rule(
@@ -289,7 +304,12 @@ _CHATTER = tuple(
             r"|complete |full |polished |expanded )?(?:article|blog post|post|draft|version"
             r"|rewrite)(?![a-z])",
         ),
-        ("hope", r"i hope (?:this|that) (?:helps|article helps|meets your)(?![a-z])"),
+        # ("I hope this helps you decide" is said to a reader)
+        (
+            "hope",
+            r"i hope (?:this|that) (?:article )?helps(?= ?[!.,;)]|\s*$)|i hope (?:this|that)"
+            r" meets your(?![a-z])",
+        ),
         ("know", rf"let me know if you(?:{_APOS}d| would)? (?:like|want|need)(?![a-z])"),
         ("free", r"feel free to (?:adjust|modify|tweak|edit) (?:the|this|it)(?![a-z])"),
         ("cut-off cutoff", r"my (?:knowledge|training) cut-?off(?![a-z])"),
@@ -317,10 +337,15 @@ _DISCLAIMER = phrases(
         r"|the ability to|access to real-time)(?![a-z])",
     ),
 )
-_OPENING_WORDS = frozenset({"sure", "certainly", "course", "absolutely"})
+_OPENING_WORDS = frozenset(
+    {"sure", "certainly", "course", "absolutely", "okay", "ok", "alright", "got", "understood"}
+)
+# An acknowledgement opening a line, then the model presenting its text ("Absolutely! Here's a
+# detailed guide.", "Got it, I've shortened the intro.").
 _CHATTER_OPENING = re.compile(
-    r"\n(?:Sure|Certainly|Of course|Absolutely)[!,.] "
-    r"(?=[^\n]{0,80}(?:here|below|blog|article|post|draft))"
+    r"\n(?:Sure|Certainly|Of course|Absolutely|Okay|OK|Alright|Got it|Understood)[!,.] "
+    r"(?=[^\n]{0,80}(?:here|below|blog|article|post|draft|guide|version|rewrite|response"
+    r"|I['\u2019]ve|I have|I['\u2019]ll|I will|let me|as requested))"
 )
 
 
