@@ -127,6 +127,15 @@ ADVERSARIAL: dict[str, list[str]] = {
     ],
     "placeholder": [
         repeat("["),
+        # unfilled slots (_slots)
+        repeat("[Your "),
+        repeat("[PRICE "),
+        repeat("%AB"),
+        repeat("${a"),
+        repeat("(image: "),
+        repeat("yourwebsite."),
+        repeat('<a href="'),
+        repeat("[x] "),
         repeat("[a "),
         repeat("[posts/"),
         repeat("{a_"),
@@ -140,6 +149,19 @@ ADVERSARIAL: dict[str, list[str]] = {
     "chat_template_token": [repeat("<|"), repeat("[INST"), repeat("\nUser:")],
     "planning_scaffold": [repeat("\n## outline"), repeat("\n**"), repeat("\nstep 1: ")],
     "assistant_chatter": [repeat("as an "), repeat("an ai "), repeat("here is the ")],
+    "model_talk": [
+        repeat("i've rewritten the "),
+        repeat("would you like me to "),
+        repeat("let me know if "),
+        repeat("i'll write the "),
+    ],
+    "text_metadata": [
+        repeat("\n**focus keyphrase:"),
+        repeat("\ntone: a. audience:"),
+        repeat("\n- intro (100 words)"),
+        repeat("(incorporating "),
+        repeat("\nend of "),
+    ],
     "unclosed_code_fence": [repeat("```\n"), repeat("~~~~\n"), repeat("```x")],
     "broken_ending": [
         repeat("{") + "}",

@@ -54,6 +54,11 @@ INPUTS: dict[str, str] = {
     "unclosed slots": '[Your Name (Image: a [PRICE {TEAM_SIZE %NAME ${url <a href="' * 20_000,
     "dense slots": "[PRICE] [Author Name] {TEAM} %FIRST_NAME% 20XX ![](image.png) "
     '(Screenshot: x) yourwebsite.com <a href="#">x</a> [Expand here]\n' * 5_000,
+    # dense model talk and metadata (_chatter, _meta): offers, edit reports, labels, budgets
+    "dense model talk": "I've rewritten the intro to be more concise. Would you like me to "
+    "\nTone: x. Audience: y\n- Intro (100 words)\n**Focus keyphrase:** q [End of post] "
+    "I'll write the conclusion ( incorporating your feedback) <reflection>\n" * 5_000,
+    "unclosed model talk": "I've rewritten the " * 50_000 + "(" + "incorporating " * 50_000,
 }
 # 2 MiB runs of the characters the patterns start with or repeat; shorter runs of the rest.
 INPUTS.update({f"2 MiB run of {ch!r}": ch * (2 * MIB) for ch in "a[<`\n"})

@@ -125,6 +125,16 @@ CASES: list[tuple[str, str, str]] = [
     ("assistant_chatter", "Here is the revised article you asked for.", "Here is the laptop."),
     ("assistant_chatter", "Sure! Here's the article.\n\nLaptops.", "Surely laptops matter."),
     (
+        "model_talk",
+        "Laptops last longer now.\n\nWould you like me to add a buying guide?",
+        "Laptops last longer now.\n\nWould you like a lighter one? Weigh it first.",
+    ),
+    (
+        "text_metadata",
+        "Laptops last longer now.\n\n**Focus keyphrase:** laptop battery",
+        "Laptops last longer now.\n\nFocus on the battery first.",
+    ),
+    (
         "leaked_plan",
         "* Topic: laptops\n* Tone: friendly\n\n# Laptops\n\nThey are fast.",
         "# Laptops\n\nThe tone of a review matters. They are fast.",
