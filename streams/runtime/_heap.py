@@ -29,6 +29,8 @@ import gc
 import logging
 from typing import Any
 
+from streams.runtime.worker_log import when_first_ready
+
 log = logging.getLogger(__name__)
 
 
@@ -41,16 +43,12 @@ def freeze_startup_heap() -> int:
 
 def freeze_when_ready(app: Any) -> None:
     """`freeze_startup_heap` once, when `app` first completes a rebalance."""
-    done = False
-
-    async def on_rebalance_complete(sender: Any = None, **_: Any) -> None:
-        nonlocal done
-        if done:
-            return
-        done = True
-        log.debug("froze %d start-up objects out of the collector's passes", freeze_startup_heap())
-
-    app.on_rebalance_complete.connect(on_rebalance_complete, weak=False)
+    when_first_ready(
+        app,
+        lambda: log.debug(
+            "froze %d start-up objects out of the collector's passes", freeze_startup_heap()
+        ),
+    )
 
 
 BURST = 2000  # records parked or audited before a release is worth one

@@ -100,10 +100,9 @@ def install(worker: Any, *, window: float = 5.0) -> OutageFilter:
     return outage
 
 
-def announce_ready(app: Any, roles: Sequence[str], bootstrap: str, database: str) -> None:
-    """Log one line the first time `app` (the worker's Faust app) completes a rebalance:
-    partitions assigned, tables recovered, streams resumed."""
-    where_db = re.sub(r"//[^@/]*@", "//", database) if database else "none (default settings)"
+def when_first_ready(app: Any, call: Callable[[], None]) -> None:
+    """Run `call` once, the first time `app` (a Faust app) completes a rebalance: partitions
+    assigned, tables recovered, streams resumed (Faust's `on_rebalance_complete`)."""
     done = False
 
     async def on_rebalance_complete(sender: Any = None, **_: Any) -> None:
@@ -111,8 +110,18 @@ def announce_ready(app: Any, roles: Sequence[str], bootstrap: str, database: str
         if done:
             return
         done = True
-        log.info(
-            "worker ready: roles %s; broker %s; database %s", ", ".join(roles), bootstrap, where_db
-        )
+        call()
 
     app.on_rebalance_complete.connect(on_rebalance_complete, weak=False)
+
+
+def announce_ready(app: Any, roles: Sequence[str], bootstrap: str, database: str) -> None:
+    """Log one line the first time `app` (the worker's Faust app) completes a rebalance:
+    partitions assigned, tables recovered, streams resumed."""
+    where_db = re.sub(r"//[^@/]*@", "//", database) if database else "none (default settings)"
+    when_first_ready(
+        app,
+        lambda: log.info(
+            "worker ready: roles %s; broker %s; database %s", ", ".join(roles), bootstrap, where_db
+        ),
+    )
