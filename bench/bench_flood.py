@@ -22,7 +22,11 @@ MULTIQA_SETTING=VALUE (an A/B in the same run); MULTIQA_* variables in the envir
 worker (bench/stream_engines.py). `--profile DIR` records the worker with py-spy (`pip install
 py-spy`) from the flood's first message until its last dead letter and valid decision, in
 py-spy's raw (collapsed) format: DIR/<engine>-<round>-cpu.txt (`--gil`: what holds the
-interpreter) and -wall.txt (`--idle`: where the time goes, waits included).
+interpreter) and -wall.txt (`--idle`: where the time goes, waits included). `--heap DIR` records
+the worker's heap at the baseline and at "after" (bench/flood_heap.py) and prints what grew: the
+allocators' live and kept-free bytes (pymalloc's arenas, glibc's heap) and the live objects by
+type; with `--tracemalloc` also by allocating line (tracing slows the worker several times and
+multiplies its RSS: its rates and RSS are then not comparable with an untraced run).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from flood_heap import SIGNAL, hook_env, report
 from stream_engines import Engine, Feeder, _partitions, parse_engine
 from stream_roster import make_drafts
 
@@ -54,12 +59,27 @@ class FloodEngine(Engine):
     """The bench's multiqa worker, without an operations port (others may hold the default)."""
 
     sinks = True
+    heap_dir: Path | None = None  # --heap
+    traced = False  # --tracemalloc
 
     def env(self) -> dict[str, str]:
         env = {**super().env(), "MULTIQA_OPS_PORT": "0"}
         if not self.sinks:
             env["MULTIQA_DATABASE_URL"] = ""
+        if self.heap_dir is not None:
+            env.update(hook_env(self.heap_dir, env.get("PYTHONPATH", ""), traced=self.traced))
         return env
+
+
+async def heap_snapshot(directory: Path, pid: int, n: int) -> Path:
+    """Have the worker snapshot its heap (bench/flood_heap.py); the snapshot's path."""
+    os.kill(pid, SIGNAL)
+    path = directory / f"{pid}-{n}"
+    for _ in range(600):
+        if path.with_suffix(".json").exists():
+            return path
+        await asyncio.sleep(0.2)
+    raise RuntimeError(f"the worker wrote no heap record {path}.json in 120 s")
 
 
 def sys_seconds(pid: int) -> float:
@@ -288,6 +308,10 @@ async def multiqa(
     try:
         await engine.create_topics()
         engine.sinks = not args.no_sinks
+        heap = None
+        if args.heap is not None:
+            heap = engine.heap_dir = args.heap / f"{engine.label.replace('/', '_')}-{rnd}"
+            engine.traced = args.tracemalloc
         engine.start()
         pid = engine.procs[0].pid
         async with (
@@ -297,6 +321,7 @@ async def multiqa(
         ):
             await feeder.run(make_drafts(1, f"{run}w"), None, engine.alive, within=300)
             await asyncio.sleep(3)
+            before = None if heap is None else await heap_snapshot(heap, pid, 1)
             baseline = rss_mb(pid)
             peak = baseline
             sampling = True
@@ -350,6 +375,9 @@ async def multiqa(
             sampling = False
             await sampler
             after = rss_mb(pid)
+            if heap is not None and before is not None:
+                print(f"{engine.label} heap, baseline -> after:")
+                print(report(before, await heap_snapshot(heap, pid, 2)))
             return {
                 "parking": args.bad / max(1e-9, tail.last - t0),
                 "cpu": cpu * 1000 / args.bad,
@@ -422,6 +450,8 @@ def main() -> None:
     parser.add_argument("--no-sinks", action="store_true", help="the worker without its sinks")
     parser.add_argument("--engines", default="multiqa", help="multiqa[/SETTING=VALUE...],...")
     parser.add_argument("--profile", type=Path, help="py-spy profiles of the worker, into DIR")
+    parser.add_argument("--heap", type=Path, help="the worker's heap at baseline and after, DIR")
+    parser.add_argument("--tracemalloc", action="store_true", help="with --heap: trace it too")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
