@@ -196,10 +196,12 @@ def build_context(
     lower = lower_same_length(prose)
     content_lower = lower if prose is scanned else lower_same_length(scanned)
     words = word_set(content_lower)
-    # Word-start searches in these texts skip the openings of words the draft does not have (on
-    # a long draft: on a short one the searches cost less than the word pieces that skip them).
+    # Searches in these texts are made once per draft, whichever rules ask; word-start ones skip
+    # the openings of words the draft does not have (on a long draft: on a short one the searches
+    # cost less than the word pieces that skip them).
     _leads.known_words(
-        (scanned, prose, lower, content_lower) if len(scanned) >= _KNOWN_WORDS_FROM else (), words
+        (scanned, prose, lower, content_lower),
+        words if len(scanned) >= _KNOWN_WORDS_FROM else None,
     )
     return Context(
         content=scanned,

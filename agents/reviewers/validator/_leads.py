@@ -10,9 +10,12 @@ them with str.find and tries the pattern only where one occurs. It yields exactl
 inside an earlier one.
 
 Each search of a lead reads the whole draft (~3-15 us on 2,000 words), and most leads do not
-occur in a given draft. `known_words` tells `finditer` the words of the draft's texts (the
-validator's Context does, once per draft): a word-start lead whose word is not among them is not
-searched at all.
+occur in a given draft. `known_words` tells `finditer` the draft's texts (the validator's Context
+does, once per draft), and on a long draft their words: a word-start lead whose word is not among
+them is not searched at all. Searches in declared texts are made once per draft, however many
+patterns share them, and leads that open with the same word and sign ("we has", "we hav",
+"we also", ...: one pattern of the company rules has 40) are found from one search of that opening
+("we "), each occurrence then checked with str.startswith.
 """
 
 from __future__ import annotations
@@ -145,23 +148,31 @@ def leads(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
 
 
 class _Known:
-    """The words of some texts, as word_set gives them (lowercase, split at spaces and most
-    punctuation), and from them, when first asked: every run of letters and digits they hold
-    (a word start may follow a hyphen or an apostrophe inside a word) and its first 4 characters."""
+    """The texts of one draft, the positions found in them so far, and (when given) their words,
+    as word_set gives them (lowercase, split at spaces and most punctuation); from the words, when
+    first asked: every run of letters and digits they hold (a word start may follow a hyphen or an
+    apostrophe inside a word) and its first 4 characters."""
 
-    def __init__(self, texts: tuple[str, ...], words: frozenset[str]) -> None:
-        self.texts = texts
+    def __init__(self, texts: tuple[str, ...], words: frozenset[str] | None) -> None:
+        self.texts = texts  # held, so that an identity match is never a reused id
         self.words = words
         self._pieces: frozenset[str] | None = None
         self._heads: frozenset[str] | None = None
+        # (index of the text, needle, word starts only) -> where the needle occurs
+        self.found: dict[tuple[int, str, bool], tuple[int, ...]] = {}
+
+    def slot(self, text: str) -> int:
+        """The index of `text` among the declared texts (by identity), or -1."""
+        return next((i for i, known in enumerate(self.texts) if text is known), -1)
 
     def covers(self, text: str) -> bool:
-        return any(text is known for known in self.texts)
+        return self.words is not None and self.slot(text) >= 0
 
     def pieces(self) -> tuple[frozenset[str], frozenset[str]]:
         if self._pieces is None or self._heads is None:
-            mixed = " ".join(word for word in self.words if not word.isalnum())
-            self._pieces = self.words | frozenset(_ALNUM_RUN.findall(mixed))
+            words = self.words or frozenset()
+            mixed = " ".join(word for word in words if not word.isalnum())
+            self._pieces = words | frozenset(_ALNUM_RUN.findall(mixed))
             self._heads = frozenset({piece[:_HEAD] for piece in self._pieces})
         return self._pieces, self._heads
 
@@ -171,11 +182,12 @@ _HEAD = 4
 _KNOWN = threading.local()
 
 
-def known_words(texts: tuple[str, ...], words: frozenset[str]) -> None:
-    """Declare, for this thread, that every word of `texts` (lowercased) is among `words`, the
-    output of `_text.word_set` on a text that holds them all at the same offsets (code masked
-    with spaces is fine: what ends a masked range ends a word there too). Texts are compared by
-    identity; the last call replaces the one before."""
+def known_words(texts: tuple[str, ...], words: frozenset[str] | None) -> None:
+    """Declare, for this thread, the texts of the draft being checked: searches in them are
+    remembered until the next call. With `words`, also that every word of `texts` (lowercased) is
+    among them, the output of `_text.word_set` on a text that holds them all at the same offsets
+    (code masked with spaces is fine: what ends a masked range ends a word there too). Texts are
+    compared by identity; the last call replaces the one before."""
     _KNOWN.entry = _Known(texts, words)
 
 
@@ -299,13 +311,18 @@ def _tried_at(
 ) -> Iterator[re.Match[str]]:
     """pattern.match at each occurrence of one of `starts` (at a word start, with
     `word_start`), in order, skipping those inside an earlier match."""
+    known: _Known | None = getattr(_KNOWN, "entry", None)
+    slot = -1 if known is None else known.slot(text)
     found: set[int] = set()
-    for lead in starts:
-        pos = text.find(lead)
-        while pos != -1:
-            if not word_start or _starts_word(text, pos):
-                found.add(pos)
-            pos = text.find(lead, pos + 1)
+    for opening, group in _searches(starts):
+        at = _occurrences(text, opening, word_start, known, slot)
+        if group is None:
+            found.update(at)
+        elif len(at) <= _CHECKS_PER_LEAD * len(group):
+            found.update(pos for pos in at if text.startswith(group, pos))
+        else:  # an opening this common costs more to check than to search each lead
+            for lead in group:
+                found.update(_occurrences(text, lead, word_start, known, slot))
     last_end = 0
     for pos in sorted(found):
         if pos < last_end:
@@ -314,6 +331,51 @@ def _tried_at(
         if found_here is not None:
             last_end = max(found_here.end(), pos + 1)
             yield found_here
+
+
+# Checking an occurrence of a shared opening (~0.1 us) against searching the whole draft for a
+# lead (~3-15 us on 2,000 words): past this many occurrences per lead, each lead is searched.
+_CHECKS_PER_LEAD = 32
+
+
+@functools.cache
+def _searches(starts: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
+    """The substring searches that find every lead of `starts`: (opening, leads) where two or
+    more leads open with the same word and the sign after it ("we has", "we've" -> "we ", "we'"),
+    (lead, None) for the others."""
+    groups: dict[str, list[str]] = {}
+    for lead in starts:
+        run = _ALNUM_RUN.match(lead)
+        opening = lead[: run.end() + 1] if run is not None and run.end() < len(lead) else lead
+        groups.setdefault(opening, []).append(lead)
+    out: list[tuple[str, tuple[str, ...] | None]] = []
+    for opening, group in groups.items():
+        if len(group) == 1:
+            out.append((group[0], None))
+        else:
+            out.append((opening, tuple(group)))
+    return tuple(out)
+
+
+def _occurrences(
+    text: str, needle: str, word_start: bool, known: _Known | None, slot: int
+) -> tuple[int, ...]:
+    """Where `needle` occurs in `text` (only at word starts, with `word_start`); remembered for
+    the draft when `text` is one of its declared texts (slot >= 0)."""
+    if known is not None and slot >= 0:
+        cached = known.found.get((slot, needle, word_start))
+        if cached is not None:
+            return cached
+    out: list[int] = []
+    pos = text.find(needle)
+    while pos != -1:
+        if not word_start or _starts_word(text, pos):
+            out.append(pos)
+        pos = text.find(needle, pos + 1)
+    result = tuple(out)
+    if known is not None and slot >= 0:
+        known.found[(slot, needle, word_start)] = result
+    return result
 
 
 def _starts_word(text: str, pos: int) -> bool:

@@ -187,6 +187,53 @@ def test_known_words_do_skip_absent_openings() -> None:
         _leads.known_words((), frozenset())
 
 
+def test_leads_that_open_with_one_word_are_found_from_one_search() -> None:
+    """Leads sharing their first word and the sign after it are searched once, as that opening;
+    a lead alone keeps its own search."""
+    assert _leads._searches(("our ", "we has", "we hav", "we've", "we\u2019s")) == (
+        ("our ", None),
+        ("we ", ("we has", "we hav")),
+        ("we've", None),
+        ("we\u2019s", None),
+    )
+
+
+def test_declared_texts_are_searched_once_per_opening() -> None:
+    """Two patterns that open with "we " share one search of a declared text, and find what
+    `re` finds; on an undeclared text nothing is remembered."""
+    first = re.compile(r"we(?:'ve| have| also| had) (?:built|shipped)")
+    second = re.compile(r"we(?: hold| also hold|'ve got) (?:an? )?iso")
+    text = "so we have built it, and we also hold an iso badge; we've got a shipped. " * 30
+    _leads.known_words((text,), None)
+    try:
+        for pattern in (first, second):
+            found = _spans(_leads.finditer(pattern, text, word_start=True))
+            assert found == _spans(pattern.finditer(text))
+        entry = _leads._KNOWN.entry
+        # "we have", "we also", "we had", "we hold" from one search; "we've" has its own
+        assert [key for key in entry.found if key[1].startswith("we ")] == [(0, "we ", True)]
+        remembered = len(entry.found)
+        list(_leads.finditer(first, text + " ", word_start=True))
+        assert len(entry.found) == remembered
+    finally:
+        _leads.known_words((), frozenset())
+
+
+@pytest.mark.timeout(60)
+def test_an_opening_too_common_to_check_falls_back_to_each_lead() -> None:
+    """Past _CHECKS_PER_LEAD occurrences per lead, each lead is searched: same matches."""
+    pattern = re.compile(r"we(?: have| also|'ve) (?:built|shipped)")
+    assert _leads._searches(_leads.leads(pattern) or ())[0][0] == "we "
+    text = "we " * 5000 + "we have built it; we also shipped it. we " * 3
+    for declared in ((text,), ()):
+        _leads.known_words(declared, None)
+        try:
+            found = _spans(_leads.finditer(pattern, text, word_start=True))
+            assert found == _spans(pattern.finditer(text))
+        finally:
+            _leads.known_words((), frozenset())
+
+
 def test_later_match_inside_an_earlier_one_is_skipped_like_finditer() -> None:
     pattern = re.compile(r"(?:ab|bc)c?")
     for text in ("abc bc", "abcbc", "xbcab", ""):
