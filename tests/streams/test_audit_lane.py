@@ -170,3 +170,83 @@ async def test_the_worker_s_own_consumer_pauses_and_resumes_batches_keyed_by_aio
     assert active == {TP("qa.drafts", 0), TP("qa.dead-letters", 0)}
     assert all(type(tp) is TP for tp in active)
     await lane.close()
+
+
+class Busy:
+    """The worker's agents: busy while the test says so."""
+
+    def __init__(self) -> None:
+        self.now = True
+
+    def __call__(self) -> bool:
+        return self.now
+
+
+async def until_written(lane: AuditLane) -> None:
+    while lane.backlog:
+        await asyncio.sleep(0.01)
+
+
+async def test_audit_rows_wait_while_the_agents_are_busy_and_follow_once_they_are_not():
+    # The valid drafts behind a flood first: before, the lane wrote whenever it had rows, and
+    # it and PostgreSQL took the CPU those drafts needed on a loaded machine.
+    write, busy = HeldWrite(), Busy()
+    write.gate.set()
+    lane = AuditLane(
+        "qa.dead-letters", EventSchema(DeadLetter), write, busy=busy, linger=0.0,
+        max_defer=LIVE * 10,
+    )  # fmt: skip
+    consumer = Consumer()
+    async with asyncio.timeout(LIVE):
+        await lane.put(consumer, DL[0], records(DL[0], 0, 20))
+        while not lane.deferred:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # the lane has had its chances to write
+        assert write.rows == []
+        assert consumer.acked == []  # nothing acknowledged before it is written
+        busy.now = False
+        await until_written(lane)
+    assert len(write.rows) == 20
+    assert sorted(o for _, o in consumer.acked) == list(range(20))
+    await lane.close()
+
+
+async def test_a_full_backlog_is_written_however_busy_the_agents_are():
+    # What a deferral can hold is bounded: at the backlog that pauses the partitions, it writes
+    # (down to below that backlog; the rest waits for the agents as before).
+    write, busy = HeldWrite(), Busy()
+    write.gate.set()
+    lane = AuditLane(
+        "qa.dead-letters", EventSchema(DeadLetter), write, busy=busy, max_batch=10,
+        max_backlog=30, linger=0.0, max_defer=LIVE * 10,
+    )  # fmt: skip
+    consumer = Consumer()
+    async with asyncio.timeout(LIVE):
+        for n in range(6):
+            await lane.put(consumer, DL[n % 3], records(DL[n % 3], n * 5, 5))
+        assert lane.backlog == 30 and consumer.paused == {DL[2]}  # the one that filled it
+        while not write.rows:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # the lane has had its chances to write more
+        assert 0 < lane.backlog < 30
+        busy.now = False
+        await until_written(lane)
+    assert len(write.rows) == 30
+    assert consumer.paused == set()
+    await lane.close()
+
+
+async def test_a_deferred_write_waits_at_most_max_defer():
+    # Agents busy for ever (a steady stream of valid drafts) must not keep audit rows unwritten.
+    write, busy = HeldWrite(), Busy()
+    write.gate.set()
+    lane = AuditLane(
+        "qa.dead-letters", EventSchema(DeadLetter), write, busy=busy, linger=0.0, max_defer=0.05
+    )
+    consumer = Consumer()
+    async with asyncio.timeout(LIVE):
+        await lane.put(consumer, DL[2], records(DL[2], 0, 7))
+        await until_written(lane)
+    assert busy.now and lane.deferred == 1
+    assert len(write.rows) == 7
+    await lane.close()
