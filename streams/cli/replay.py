@@ -25,9 +25,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from aiokafka import AIOKafkaProducer
-from aiokafka.errors import KafkaConnectionError
-
 from agents.settings import Settings
 from agents.settings_check import apply_overrides
 from schemas import QADecision, ReviewerResult, encode
@@ -196,6 +193,10 @@ async def publish_encoded(
     bootstrap: str, topic: str, events: Sequence[tuple[bytes, bytes]]
 ) -> None:
     """(key, encoded decision) pairs to `topic`, in order."""
+    # Imported only here: a re-score that publishes nothing never loads aiokafka.
+    from aiokafka import AIOKafkaProducer
+    from aiokafka.errors import KafkaConnectionError
+
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
     try:
         await producer.start()
