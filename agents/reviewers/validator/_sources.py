@@ -18,6 +18,9 @@ from agents.reviewers.validator._text import PARAGRAPH_BREAK, paragraph_bounds
 _LINK_OR_URL = re.compile(r"https?://|\]\(|<a\s", re.IGNORECASE)
 # Bound every look so one 5 MB "paragraph" cannot make each claim scan the whole text.
 _REACH = 2000
+# A footnote reference ("[^1]"), not a footnote's own definition ("[^1]: ..."), which is no
+# source for what it says.
+_FOOTNOTE_CITE = re.compile(r"\[\^[^\]\n]{1,40}\](?!:)")
 _NUMBERED_CITE = re.compile(r"\[\d{1,3}(?:[,\u2013-] ?\d{1,3}){0,5}\](?![(:])")
 _DEFINITION = re.compile(r"\n {0,3}\[([^\]\n^]{1,100})\]: ?<?\S")
 _SOURCES_HEADING = re.compile(
@@ -101,7 +104,7 @@ def _next_paragraph(text: str, end: int) -> tuple[int, int]:
 
 def _links(text: str, start: int, end: int) -> bool:
     chunk = text[start:end]
-    if _LINK_OR_URL.search(chunk) or "[^" in chunk:
+    if _LINK_OR_URL.search(chunk) or ("[^" in chunk and _FOOTNOTE_CITE.search(chunk)):
         return True
     if "[" not in chunk:
         return False

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._sources import has_source
 from agents.reviewers.validator._text import (
+    anchored,
+    anchored_matches,
     at_word_start,
     line_bounds,
     phrase_matches,
@@ -111,29 +113,60 @@ _SHAPES = phrases(
         r"(?:drop|drops|fall|falls|rise|rises|grow|grows|decline|declines|increase|increases"
         r"|decrease|decreases|shrink|shrinks|jump|jumps|climb|climbs|plunge|plunges)"
         r" (?:[\w-]{1,20} ){0,4}?by (?:half|a half|a third|a quarter|two-thirds|three-quarters)"
-        r" (?:between|from|since|in|over|within) (?:(?:19|20)\d\d|the (?:last|past) )",
+        r" (?:between|from|since|in|over|within) (?:(?:19|20)\d\d(?![\d-])|the (?:last|past) )",
     ),
     (
         "doubled tripled quadrupled halved",
         r"(?:doubled|tripled|quadrupled|halved) (?:[\w-]{1,20} ){0,3}?(?:between|since|from|in"
-        r"|over|within) (?:(?:19|20)\d\d|the (?:last|past) )",
+        r"|over|within) (?:(?:19|20)\d\d(?![\d-])|the (?:last|past) )",
     ),
     (
         "half third quarter two-thirds three-quarters",
         rf"(?:half|a third|a quarter|two-thirds|three-quarters|one in (?:three|four|five|ten)) of "
         rf"{_POPULATION}",
     ),
+    # "Of all" makes any plural a population: "half of all groundings", "a third of all sales".
+    (
+        "half third quarter two-thirds three-quarters fifth tenth",
+        r"(?:half|a third|a quarter|two-thirds|two thirds|three-quarters|three quarters|a fifth"
+        r"|a tenth) of all (?:[a-z-]{2,20} ){0,2}?[a-z-]{2,20}s(?![a-z])",
+    ),
+    # A share of whoever does something, whatever they are called: "used by nearly a third of
+    # home bakers", "preferred by half of the walkers we know of" ("by" makes them agents).
+    (
+        "half third quarter two-thirds three-quarters fifth tenth",
+        r"by (?:nearly |almost |about |around |roughly |over |more than |just over |just under )?"
+        r"(?:half|a third|a quarter|two-thirds|two thirds|three-quarters|three quarters|a fifth"
+        r"|a tenth) of (?:all |the )?(?:[a-z-]{2,20} ){0,3}?[a-z-]{2,20}s(?![a-z])",
+    ),
 )
 _SHAPE_GATE = frozenset().union(*(gate for gate, _ in _SHAPES))
-# "3 in 4 shoppers", "one out of five adults": found from " in " / " out of " (str.find, C speed;
-# a pattern starting with a number alternation would be tried at most positions), then the
-# number before and the number and population after.
 # "3 in 4 shoppers", "one out of five adults": found from " in " / " out of " followed by a
 # number (a pattern starting with a literal runs at C speed; one starting with a number
 # alternation would be tried at most positions), then the number before and the population after.
 _RATIO_NEXT = re.compile(rf" (?:in|out of) (?=(?:\d|{_UNITS}|ten)(?![a-z]))")
 _RATIO_BEFORE = re.compile(rf"(?:\d{{1,2}}|{_UNITS}|ten)$")
 _RATIO_AFTER = re.compile(rf"(?:in|out of) (?:\d{{1,3}}|{_UNITS}|ten) {_POPULATION}")
+# Whatever the population is called ("four in five starters", "six in ten keyboards"): a part of
+# a whole, followed by a plural noun or "of", is a share. Units are not populations ("2 in 10
+# minutes"), and the part must be smaller than the whole ("2 in 1 laptops" is a product name).
+_RATIO_ANY = re.compile(
+    rf"(?:in|out of) (?P<whole>\d{{1,3}}|{_UNITS}|ten) "
+    r"(?:of |(?:[a-z-]{2,20} )?[a-z]{2,20}s(?![a-z]))"
+)
+_COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_RATIO_UNITS = frozenset(
+    (  # noqa: SIM905
+        "seconds minutes hours days weeks months years decades steps parts pieces pages times"
+        " sets reps rounds runs tries goes cases cups grams litres liters inches feet metres"
+        " meters miles kilometres kilometers degrees pounds ounces"
+    ).split()
+)
+_NUMBER_VALUES = {word: value for value, word in enumerate(_COUNTS)}
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBER_VALUES.get(word, -1)
 
 
 def _ratios(low: str) -> Iterator[tuple[int, int]]:
@@ -143,8 +176,13 @@ def _ratios(low: str) -> Iterator[tuple[int, int]]:
         if before is None or not at_word_start(low, before.start()):
             continue
         after = _RATIO_AFTER.match(low, pos + 1)
-        if after is not None:
-            yield before.start(), after.end()
+        if after is None:
+            after = _RATIO_ANY.match(low, pos + 1)
+            if after is None or low[after.start() : after.end()].rsplit(" ", 1)[-1] in _RATIO_UNITS:
+                continue
+            if not 0 < _count(before.group(0)) < _count(after.group("whole")):
+                continue
+        yield before.start(), after.end()
 
 
 @rule(
@@ -163,7 +201,11 @@ def unsourced_statistic(ctx: Context) -> Iterator[Hit]:
         if "|" in low:
             found += _table_figures(low)
     if ctx.has_any(_SHAPE_GATE):
-        found += [(m.start(), m.end()) for m in phrase_matches(_SHAPES, low, ctx.words)]
+        for m in phrase_matches(_SHAPES, low, ctx.words):
+            # "used by a third of bakers": the figure starts after "by", so an imagined case
+            # before it ("a language used by ...") is seen by _HYPOTHETICAL below
+            start = m.start() + 3 if m.group(0).startswith("by ") else m.start()
+            found.append((start, m.end()))
     found += _ratios(low)
     last_end = -1
     kept: list[tuple[int, int]] = []
@@ -202,9 +244,11 @@ _CLAIMED = re.compile(
 # A figure that only qualifies an imagined case is not a statistic: "a language used by a third
 # of developers can still be the wrong tool", "even if half of your users never scroll".
 _HYPOTHETICAL = re.compile(
-    r"(?:(?<![a-z])(?:an?|any|some) [a-z-]{2,20}(?: [a-z-]{2,20})? (?:used|adopted|liked|loved"
-    r"|preferred|chosen|read|visited|installed|downloaded|bought|trusted|ignored) by "
-    r"|(?<![a-z])(?:if|even if|unless|suppose|imagine|say|whether) (?:[\w'\u2019-]{1,20} ){0,5}?"
+    r"(?:(?<![a-z])(?:an?|any|some) [a-z-]{2,20}(?: [a-z-]{2,20})? (?:[a-z]{2,20}(?:ed|en|wn)"
+    r"|read|bought|sold|held|kept|taught) by "
+    # "say" as in "say half of them leave", not a source's "analysts say" (vague_attribution's)
+    r"|(?<![a-z])(?:if|even if|unless|suppose|imagine|(?<![a-z] )say|(?<=let's )say|whether)"
+    r" (?:[\w'\u2019-]{1,20} ){0,5}?"
     r"(?:by |with |for |to )?)"
     r"(?:only |just |over |about |around |roughly |nearly |almost |as many as |as few as )?$"
 )
@@ -284,14 +328,30 @@ def _percent_effects(low: str) -> Iterator[tuple[int, int]]:
 
 # Figures pinned on nobody: a vague source and a figure in the same sentence.
 _VAGUE_SOURCES = phrases(
-    ("industry", r"industry (?:data|research|reports?|figures|experts|analysts|surveys?)"),
     (
-        "data research studies surveys statistics reports analysts experts economists scientists"
-        " researchers",
-        r"(?:data|research|studies|surveys|statistics|reports|analysts|experts|economists"
-        r"|scientists|researchers) (?:show|shows|showed|suggest|suggests|find|found|indicate"
-        r"|indicates|reveal|reveals|estimate|estimated|estimates|say|said|predict|agree|confirm)"
-        r"(?![a-z])",
+        "industry",
+        r"industry (?:data|research|reports?|figures|experts|analysts|surveys?|estimates|insiders)",
+    ),
+    # Sources nobody can look up, and what they are made to find, a few words apart: "surveys of
+    # independent workers keep finding", "researchers have consistently shown", "data shows".
+    (
+        "data research studies surveys polls statistics reports analysts experts economists"
+        " scientists researchers",
+        r"(?:data|research|studies|surveys|polls|statistics|reports|analysts|experts|economists"
+        r"|scientists|researchers)"
+        r" (?:(?:of|from|among|on|in|across|into) (?:[a-z'-]{1,20} ){1,4}?)?"
+        r"(?:(?:keep|keeps|kept|consistently|repeatedly|regularly|routinely|generally|typically"
+        r"|now|also|all|often|widely|have|has|have been|had) ){0,2}"
+        r"(?:show|shows|showed|shown|showing|suggest|suggests|suggested|suggesting|find|finds|found"
+        r"|finding|indicate|indicates|indicated|indicating|reveal|reveals|revealed|revealing"
+        r"|estimate|estimated|estimates|estimating|say|says|said|predict|predicts|agree|confirm"
+        r"|confirms|confirmed|report|reported|reporting|put|puts|reckon|believe|think)(?![a-z])",
+    ),
+    # Estimates with no author: "by trade estimates", "going by most estimates".
+    (
+        "estimates",
+        r"(?:by|on|from|according to) (?:some |most |many |rough |recent |conservative |official"
+        r" |trade |market |expert |popular |common )?estimates(?![a-z])",
     ),
     ("estimated", r"it (?:is|has been) estimated that"),
     (
@@ -303,6 +363,18 @@ _VAGUE_SOURCES = phrases(
     (
         "our",
         r"our (?:own )?(?:analysis|data|research|findings|numbers) (?:shows?|suggests?|finds?)",
+    ),
+)
+# A whole profession made a source: "nutritionists believe", "retail analysts say", "farmers
+# reckon". Found from the verb (a literal), the plural person noun right before it checked after.
+_PROFESSION_SAYS = (
+    anchored(
+        "say believe reckon estimate suggest agree warn calculate report think claim predict",
+        r"(?:say|believe|reckon|estimate|suggest|agree|warn|calculate|report|think|claim|predict)"
+        r"(?![a-z])",
+        before=r"(?<![a-z])(?!others )[a-z-]{2,20}(?:ists|ians|ers|ors|ics|experts|ians) ",
+        window=30,
+        ends="s_",
     ),
 )
 # "A recent Gartner report found": found from "report found" (the noun and the verb), the
@@ -326,10 +398,19 @@ def _named_reports(text: str) -> Iterator[tuple[int, int]]:
 
 
 _REPORT_GATE = frozenset({"report", "study", "survey", "analysis", "poll", "paper", "whitepaper"})
+# A figure or a multiple ("triples", "tenfold"): what a vague source is made to put a size on.
 _FIGURE = re.compile(
     rf"\d|%|percent|per cent|(?<![a-z])(?:{_NUMBER_WORD}|half|a third|a quarter|two-thirds"
-    r"|three-quarters|twice|double|triple|hundreds?|thousands?|millions?|billions?)(?![a-z])"
+    r"|three-quarters|twice|(?:doubl|tripl|quadrupl)(?:e|es|ed|ing)|halved|halves|[a-z]+fold"
+    r"|hundreds?|thousands?|millions?|billions?)(?![a-z])"
 )
+# A quantifier is a size too, in the attribution's own clause ("by industry estimates, worn
+# leads are behind most shocks"), not in a clause the writer adds ("..., but most heads ...").
+_QUANTIFIER = re.compile(
+    r"(?<![a-z])(?:the (?:vast )?majority|nearly all|almost all|virtually all|(?<!the )(?<!at )most"
+    r"(?= [a-z]))(?![a-z])"
+)
+_CLAUSE_END = re.compile(r"[;:]| but | although | though | while ")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 
 
@@ -345,6 +426,7 @@ def vague_attribution(ctx: Context) -> Iterator[Hit]:
     found = [(m.start(), m.end()) for m in phrase_matches(_VAGUE_SOURCES, low, ctx.words)]
     if ctx.has_any(_REPORT_GATE):
         found += _named_reports(text)
+    found += anchored_matches(_PROFESSION_SAYS, low, ctx.words)
     last_end = -1
     for start, end in sorted(found):
         if start < last_end:
@@ -356,7 +438,12 @@ def vague_attribution(ctx: Context) -> Iterator[Hit]:
         stop = sentence_end.start() if sentence_end is not None else min(len(low), end + 400)
         floor = max(0, start - 400)
         sentence_start = max(low.rfind(". ", floor, start), low.rfind("\n", floor, start), floor)
-        if not _FIGURE.search(low, sentence_start, stop):
+        if not _FIGURE.search(low, sentence_start, stop) and not _sized_clause(low, end, stop):
             continue
         if not has_source(text, start):
             yield Hit(start, end, f"figure attributed to nobody: {text[start:end]!r}")
+
+
+def _sized_clause(low: str, end: int, stop: int) -> bool:
+    clause_end = _CLAUSE_END.search(low, end, stop)
+    return _QUANTIFIER.search(low, end, clause_end.start() if clause_end else stop) is not None
