@@ -61,6 +61,19 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
     raise NotFast
 
 
+def _by_byte(values: list[Any], *, zigzag: bool = True) -> tuple[Any, ...]:
+    """What each possible first byte of a value reads as, None where the fast path does not
+    read it: value i is the one byte 2i (an enum index, a zig-zag varint) or i (a boolean).
+    One lookup instead of decoding the varint and checking its range; a byte of a longer
+    varint, or out of range, is None and the payload goes to the full path."""
+    table: list[Any] = [None] * 256
+    for i, value in enumerate(values):
+        byte = 2 * i if zigzag else i
+        if byte < 128:
+            table[byte] = value
+    return tuple(table)
+
+
 class _Source:
     """Python source being generated: lines at indent levels, fresh names, and the constants the
     code refers to."""
@@ -75,6 +88,7 @@ class _Source:
             "_timedelta": timedelta,
             "NotFast": NotFast,
             "_new": object.__new__,
+            "_BOOLEANS": _by_byte([False, True], zigzag=False),
         }
 
     def fresh(self, stem: str = "v") -> str:
@@ -162,11 +176,14 @@ def _value(src: _Source, depth: int, hint: Any, avro: Any, names: dict[str, Any]
     target = src.fresh()
     inner = _optional_inner(hint)
     if inner is not None:  # ["null", X]
+        # The branch index is one byte, 0 (null) or 2 (zig-zag 1); any other byte, a longer
+        # varint of the same index included, goes to the full path.
         index = src.fresh("u")
-        src.long(depth, index)
+        src.add(depth, f"{index} = d[p]")
+        src.add(depth, "p += 1")
         src.add(depth, f"if {index} == 0:")
         src.add(depth + 1, f"{target} = None")
-        src.add(depth, f"elif {index} == 1:")
+        src.add(depth, f"elif {index} == 2:")
         value = _value(src, depth + 1, inner, avro[1], names, ns)
         src.add(depth + 1, f"{target} = {value}")
         src.add(depth, "else:")
@@ -187,10 +204,9 @@ def _value(src: _Source, depth: int, hint: Any, avro: Any, names: dict[str, Any]
         src.add(depth, f"{target} = d[p:{end}]{text}")
         src.add(depth, f"p = {end}")
     elif kind == "boolean":
-        src.add(depth, f"{target} = d[p]")
-        src.add(depth, f"if {target} > 1:")
+        src.add(depth, f"{target} = _BOOLEANS[d[p]]")
+        src.add(depth, f"if {target} is None:")
         src.add(depth + 1, "raise NotFast")
-        src.add(depth, f"{target} = {target} == 1")
         src.add(depth, "p += 1")
     elif kind == "double":
         src.add(depth, f"{target} = _double(d, p)[0]")
@@ -203,12 +219,11 @@ def _value(src: _Source, depth: int, hint: Any, avro: Any, names: dict[str, Any]
     elif kind == "enum":
         if not (isinstance(hint, type) and issubclass(hint, enum.Enum)):
             raise TypeError(f"no fast reader for {hint} as {avro}")
-        members = src.const(tuple(hint(symbol) for symbol in avro["symbols"]), "E")
-        index = src.fresh("i")
-        src.long(depth, index)
-        src.add(depth, f"if not 0 <= {index} < {len(avro['symbols'])}:")
+        members = src.const(_by_byte([hint(symbol) for symbol in avro["symbols"]]), "E")
+        src.add(depth, f"{target} = {members}[d[p]]")
+        src.add(depth, f"if {target} is None:")
         src.add(depth + 1, "raise NotFast")
-        src.add(depth, f"{target} = {members}[{index}]")
+        src.add(depth, "p += 1")
     elif kind == "array":
         (item_hint, _) = typing.get_args(hint)
         items, count, skip = src.fresh("a"), src.fresh("c"), src.fresh("s")

@@ -175,3 +175,51 @@ def test_lengths_around_each_varint_size_read_alike_whole_and_cut(length: int) -
         assert isinstance(want, tuple)
         assert _outcome(_default, data[:cut], ReviewerResult) == want
         assert _decoded_by(one, data[:cut]) == want
+
+
+def _small_result() -> bytes:
+    return encode(ReviewerResult("r", True, 1.0, "", Provider.OLLAMA, draft_id="d", version=1))
+
+
+# Where the one-byte values of _small_result lie: header (10), reviewer's length byte and "r",
+# then the approved flag, the score (8 bytes), feedback's length byte (""), provider, status.
+_FLAG, _PROVIDER, _STATUS = 12, 22, 23
+
+
+@pytest.mark.parametrize(("at", "outcomes"), [(_FLAG, {False}), (_PROVIDER, {True, False}),
+                                             (_STATUS, {True, False})])  # fmt: skip
+def test_every_byte_at_a_boolean_or_enum_reads_as_on_the_full_path(at: int, outcomes) -> None:
+    """The fast reader looks a boolean or an enum index up by its byte: each of the 256 bytes
+    there gives the record or the error the full path gives (fastavro reads any byte of a
+    boolean; an enum byte past the symbols, or odd, is refused)."""
+    data = bytearray(_small_result())
+    agreed = set()
+    for byte in range(256):
+        data[at] = byte
+        want = _outcome(FULL, bytes(data), ReviewerResult)
+        assert _outcome(_default, bytes(data), ReviewerResult) == want, byte
+        agreed.add(isinstance(want, tuple))
+    assert agreed == outcomes  # True: some refused
+
+
+@pytest.mark.parametrize("at", [_PROVIDER, _STATUS])
+def test_an_enum_index_in_a_longer_varint_goes_to_the_full_path(at: int) -> None:
+    """An index written in two bytes (0x80 | low bits, then 0) is still that index to fastavro:
+    the fast reader declines it and the full path reads the same record."""
+    data = _small_result()
+    longer = data[:at] + bytes([0x80 | data[at], 0]) + data[at + 1 :]
+    fast = _default._sides["ReviewerResult"].fast
+    assert fast is not None
+    with pytest.raises(NotFast):
+        fast(longer, 10)
+    assert decode(longer, ReviewerResult) == FULL.decode(longer) == decode(data)
+
+
+def test_an_optional_field_in_a_longer_varint_goes_to_the_full_path() -> None:
+    """The same for the branch index of an optional field (veto: null or a string)."""
+    result = ReviewerResult("r", True, 1.0, "", Provider.OLLAMA, veto="v", draft_id="d", version=1)
+    data = encode(result)
+    at = data.index(b"\x02\x02v")  # branch 1 (the string), then its length 1 and "v"
+    longer = data[:at] + b"\x82\x00" + data[at + 1 :]
+    assert _outcome(_default, longer) == _outcome(FULL, longer)
+    assert decode(longer, ReviewerResult) == result
