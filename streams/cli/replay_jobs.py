@@ -170,7 +170,9 @@ async def _collect(
                 shares[k] = value if status == "ok" else Share()
             bars.update()
             if any(s is None for s in shares):
-                await asyncio.sleep(0.02)
+                # Short: an answer is picked up soon after it is sent. An await, not a blocking
+                # wait: Ctrl-C reaches the command as the cancellation of its task.
+                await asyncio.sleep(0.005)
     finally:
         bars.close()
         for process, receive in children:
@@ -244,8 +246,12 @@ def _child(
     publish: bool,
 ) -> None:
     gc.disable()  # as in one process: the records hold no cycles (streams.cli.replay)
+    kept: list[Any] = []
     try:
-        run = _share(shared, k, jobs, bootstrap, decisions_topic, reviews_topic, settings, publish)
+        run = _share(
+            shared, k, jobs, bootstrap, decisions_topic, reviews_topic, settings, publish,
+            keep=kept,
+        )  # fmt: skip
         answer: tuple[str, Any] = ("ok", asyncio.run(run))
     except BaseException as exc:
         answer = ("error", exc)
@@ -269,9 +275,12 @@ async def _share(
     settings: Settings,
     publish: bool,
     tick: Callable[[], None] | None = None,
+    keep: list[Any] | None = None,
 ) -> Share:
     """Read and re-score partitions p % jobs == k, with the counters of process k in `shared`
-    (`tick` after each update: the in-process run draws its bars there)."""
+    (`tick` after each update: the in-process run draws its bars there). `keep`: where the
+    decoded events go once re-scored, instead of being freed one by one (a child, which
+    os._exit ends whole, answers sooner so)."""
     base = k * _COUNTERS
 
     def on_progress(read: int, total: int) -> None:
@@ -296,4 +305,6 @@ async def _share(
     shared[base] = max(shared[base], 0)
     events, read.events = read.events, {}
     score_partitions(share, events, reviews_topic, settings, publish=publish, on_scored=on_scored)
+    if keep is not None:
+        keep.append(events)
     return share

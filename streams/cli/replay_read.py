@@ -13,6 +13,7 @@ high watermark when reading began (what arrives later is not read).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -94,8 +95,8 @@ async def read_partitions(
 ) -> Partitions:
     """`read_topics`, per partition, of the partitions `only` accepts (every one without it).
 
-    The reading blocks this thread, on purpose: the command has nothing else to run meanwhile,
-    and Ctrl-C must reach the thread that reads (each wait is at most _WAIT_S)."""
+    Each consume call blocks for at most _WAIT_S, and the loop yields between them: Ctrl-C
+    reaches the command as the cancellation of its task (asyncio.run), at the next yield."""
     broker_errors: list[KafkaError] = []
     consumer = Consumer({
         "bootstrap.servers": bootstrap,
@@ -118,7 +119,7 @@ async def read_partitions(
         ]
         out: dict[tuple[str, int], list[Any]] = {tp: [] for tp in tps}
         if tps:
-            _drain(consumer, tps, wanted, out, on_undecodable, on_progress)
+            await _drain(consumer, tps, wanted, out, on_undecodable, on_progress)
         elif on_progress is not None:
             on_progress(0, 0)
         return Partitions(out, found)
@@ -157,7 +158,7 @@ def _partition_counts(
     return counts
 
 
-def _drain(
+async def _drain(
     consumer: Consumer,
     tps: list[tuple[str, int]],
     wanted: Mapping[str, type[Any]],
@@ -214,6 +215,7 @@ def _drain(
                     on_undecodable(f"{tp[0]}[{tp[1]}]@{offset}: no value (a tombstone)")
         if on_progress is not None:
             on_progress(min(read, total), total)
+        await asyncio.sleep(0)  # where a cancellation (Ctrl-C) is delivered
 
 
 # What a partition says while its leader is still being elected (a topic created a moment ago,

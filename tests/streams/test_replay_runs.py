@@ -152,11 +152,13 @@ async def test_corrupt_events_are_named_and_skipped(
     assert gone["approved_after"] is None and "critic" in gone["problem"]
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
 async def test_ctrl_c_mid_run_stops_every_process_with_code_130(
-    kafka_bootstrap, unique_topics, create_topics
+    jobs, kafka_bootstrap, unique_topics, create_topics
 ) -> None:
-    """Ctrl-C (SIGINT to the terminal's process group) while the processes of --jobs 2 read:
-    exit code 130, no traceback, no process of the run left behind."""
+    """Ctrl-C (SIGINT to the terminal's process group) while the command reads (--jobs 1: in
+    librdkafka's consume loop; --jobs 2: in the processes): exit code 130, no traceback, no
+    process of the run left behind, no report."""
     config = _config(kafka_bootstrap, unique_topics)
     await create_topics(config.decisions_topic, config.reviews_topic, partitions=4)
     history = await make_history(1500)
@@ -170,7 +172,7 @@ async def test_ctrl_c_mid_run_stops_every_process_with_code_130(
     }
     env.pop("MULTIQA_DATABASE_URL", None)
     env.pop("DATABASE_URL", None)
-    command = [sys.executable, "-m", "streams.cli", "rescore", "--defaults", "--jobs", "2"]
+    command = [sys.executable, "-m", "streams.cli", "rescore", "--defaults", "--jobs", jobs]
     run = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         start_new_session=True, text=True,
