@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 
 from agents.reviewers.validator._core import Context, Hit, rule
-from agents.reviewers.validator._experience import FAMILY
+from agents.reviewers.validator._experience import FAMILY, plural_only, speaks_as_company
 from agents.reviewers.validator._text import sentence_span, word_matches
 from schemas.records import Severity
 
@@ -141,6 +141,7 @@ def first_person_anecdote(ctx: Context) -> Iterator[Hit]:
         candidates += [(m.start(), m.end(), True) for m in word_matches(_ACQUAINTANCE, low)]
     if not words.isdisjoint(("remember", "recall", "count", "hard")):
         candidates += [(m.start(), m.end(), True) for m in word_matches(_RECALLED, low)]
+    company = speaks_as_company(ctx)
     for start, end, known_person in sorted(candidates):
         if start < seen_until or low.endswith(("since ", "until "), max(0, start - 6), start):
             continue  # "since we started in 2021": a point in time, not an episode
@@ -152,5 +153,7 @@ def first_person_anecdote(ctx: Context) -> Iterator[Hit]:
             continue  # inside quotation marks: an example being quoted, not the writer's story
         if not known_person and not _anchored(low, begin, stop):
             continue
+        if company and plural_only(low[start:end]):
+            continue  # company history in the company's voice (see speaks_as_company)
         seen_until = stop
         yield Hit(start, end, f"first-person episode: {ctx.prose[begin:stop].strip()[:160]!r}")

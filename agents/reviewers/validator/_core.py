@@ -237,17 +237,42 @@ def _promote(findings: list[Finding], settings: Settings) -> tuple[Finding, ...]
     """A warning code seen more than content_validator_warning_reject_threshold times becomes
     critical: one filler phrase is style, a draft made of them is not publishable."""
     threshold = settings.content_validator_warning_reject_threshold
-    counts = Counter(f.code for f in findings if f.severity == Severity.WARNING)
-    promoted = {code for code, n in counts.items() if n > threshold}
+    warnings = [f for f in findings if f.severity == Severity.WARNING]
+    counts = Counter(f.code for f in warnings if f.code not in _POOLED)
+    counts[_STOCK] = _distinct_places([f for f in warnings if f.code in _POOLED])
+    promoted = {key for key, n in counts.items() if n > threshold}
     if not promoted:
         return tuple(findings)
     return tuple(
         replace(
             f,
             severity=Severity.CRITICAL,
-            message=f"{f.message} (promoted: {counts[f.code]} occurrences > {threshold})",
+            message=f"{f.message} (promoted: {counts[_key(f.code)]} occurrences > {threshold})",
         )
-        if f.code in promoted
+        if _key(f.code) in promoted
         else f
         for f in findings
     )
+
+
+# Stock wording is one defect whichever list a phrase is on (a filler phrase, a buzzword): a
+# draft made of it is rejected even when neither list passes the threshold alone. Counted by
+# place, so a phrase on both lists ("delve into", "delve") is one. (Generic headers are counted
+# on their own, as upstream does.)
+_POOLED = frozenset({"filler_phrase", "buzzword_density"})
+_STOCK = "stock wording"
+
+
+def _key(code: str) -> str:
+    return _STOCK if code in _POOLED else code
+
+
+def _distinct_places(findings: list[Finding]) -> int:
+    """How many places these findings mark, overlapping spans counted once."""
+    spans = sorted((f.span.start, f.span.end) for f in findings if f.span is not None)
+    places, last_end = sum(1 for f in findings if f.span is None), -1
+    for start, end in spans:
+        if start >= last_end:
+            places += 1
+        last_end = max(last_end, end)
+    return places

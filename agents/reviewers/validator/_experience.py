@@ -21,6 +21,7 @@ from agents.reviewers.validator._text import (
     anchored_matches,
     sentence_span,
     word_matches,
+    word_set,
 )
 from schemas.records import Severity
 
@@ -325,6 +326,7 @@ _DIALOGUE_GATE |= {"nodded", "say", "he'd", "she'd", "he\u2019d", "she\u2019d"}
 )
 def first_person_experience(ctx: Context) -> Iterator[Hit]:
     low = ctx.lower
+    company = speaks_as_company(ctx)
     found = list(anchored_matches(_ANECDOTES, low, ctx.words))
     if "$" in low or "\u20ac" in low or "\u00a3" in low:
         found += anchored_matches(_MONEY, low, ctx.words)
@@ -341,7 +343,32 @@ def first_person_experience(ctx: Context) -> Iterator[Hit]:
             continue  # "when I tried" is one claim, not two
         last_end = end
         text = ctx.prose[start:end]
+        if company and plural_only(low[start:end]):
+            continue  # the company's own history in its voice: the company facts judge it
         yield Hit(start, end, f"first-person experience the writer cannot have: {text!r}")
+
+
+_SINGULAR = frozenset({"i", "my", "me", "mine", "myself", "i've", "i\u2019ve", "i'd", "i\u2019d"})
+_SINGULAR |= {"i'm", "i\u2019m"}
+_PLURAL = frozenset({"we", "our", "us", "ours", "we've", "we\u2019ve", "we'd", "we\u2019d"})
+
+
+def speaks_as_company(ctx: Context) -> bool:
+    """The draft is written in the voice of the company the settings describe: it names the
+    company (company_name, set) and says "we". Its "we" is then the company, not a narrator
+    claiming a life: "we shipped reminders this autumn", "since we started in 2015" are company
+    history, which the company-fact rules check against the settings (a contradiction rejects
+    there). "I" stays a narrator whatever voice the draft speaks in."""
+    name = ctx.settings.company_name.strip().lower()
+    if not name or "we" not in ctx.words:
+        return False
+    return name in ctx.content_lower
+
+
+def plural_only(low: str) -> bool:
+    """The span's narrator is "we"/"our"/"us" only (no "I"/"my"/"me" in it)."""
+    found = word_set(low)
+    return found.isdisjoint(_SINGULAR) and not found.isdisjoint(_PLURAL)
 
 
 # "In my experience ..." names an experience ("with the X200", "running a bakery", "at Acme")

@@ -125,7 +125,7 @@ def _judge_ending(ctx: Context) -> _Ending | None:
         why = _judge(last, body)
         if why is not None:
             message, certain = why
-            where = "before the appended Sources list"
+            where = "before the appended Sources list or footnotes"
             return _Ending(start, start + len(last), f"{message} {where}", certain)
         return None
     lines = _join_continuations(text, lines)
@@ -201,6 +201,7 @@ def _last_lines(text: str) -> list[tuple[int, str]]:
             # line of prose (or a heading) ends the walk.
             if not (
                 _ITEM.match(stripped)
+                or stripped.startswith("[^")
                 or line[:1] in (" ", "\t")
                 or stripped.startswith("|")
                 or _is_bare_link(stripped)
@@ -213,15 +214,36 @@ def _last_lines(text: str) -> list[tuple[int, str]]:
 
 
 def _peel_sources(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """The lines above a trailing Sources/References block (a sources heading followed only by
-    list items or bare links), so a cut in the prose above it is still seen. Anything else is
+    """The lines above the back matter at the end: a trailing Sources/References block (a
+    sources heading followed only by list items or bare links) and footnote definitions that
+    end cleanly, in any order, so a cut in the prose above them is still seen. Anything else is
     returned unchanged (the same list object)."""
-    i = len(lines)
-    while i > 0 and (_ITEM.match(lines[i - 1][1]) or _is_bare_link(lines[i - 1][1])):
-        i -= 1
-    if 0 < i < len(lines) and _SOURCES_HEADING.match(lines[i - 1][1]):
-        return lines[: i - 1]
-    return lines
+    end = len(lines)
+    while end > 0:
+        i = end
+        while i > 0 and _is_done_footnote(lines[i - 1][1]):
+            i -= 1
+        if i < end:
+            end = i
+            continue
+        while i > 0 and (_ITEM.match(lines[i - 1][1]) or _is_bare_link(lines[i - 1][1])):
+            i -= 1
+        if 0 < i < end and _SOURCES_HEADING.match(lines[i - 1][1]):
+            end = i - 1
+            continue
+        break
+    return lines if end == len(lines) else lines[:end]
+
+
+# A footnote definition: "[^1]: The ratio varies ...", "[^note]: HMRC, https://...".
+_FOOTNOTE = re.compile(r"\[\^[^\]\n]{1,40}\]:")
+
+
+def _is_done_footnote(line: str) -> bool:
+    """A footnote definition that itself ends (a cut one is judged as the last line)."""
+    if not _FOOTNOTE.match(line):
+        return False
+    return _ends_with_link(line) or _finished(_core(line))
 
 
 def _is_bare_link(line: str) -> bool:
@@ -286,6 +308,8 @@ def _judge_sibling(item: str, siblings: list[str], *, row: bool = False) -> tupl
     # A cut item is a phrase stopped short; a one- or two-word item ("- Go", "- c") is a label.
     if core[-1] == "," or (len(core.split()) >= 3 and _fragment(core)):
         return f"last {what} stops mid-sentence", True
+    if not row and len(core.split()) >= 3 and _ends_on_count(core):
+        return f"last {what} stops on a count with nothing counted", False
     others = siblings[:-1]
     if row:
         ended = sum(s.endswith("|") for s in others)
@@ -339,6 +363,26 @@ _SHORT_WORDS = frozenset(
     }
 )
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z'\u2019-]*)\W*$")
+
+
+# A count that opens a phrase waits for what it counts: after a comma or a determiner ("a
+# bladder, two" may have stopped before "litres"; "about three"). A verb's or a preposition's
+# object ends an item ("serves two", "a table for two").
+_COUNTS = frozenset(
+    {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "several"}
+)
+_COUNT_OPENERS = frozenset({"the", "these", "those", "your", "our", "my", "about", "around"})
+_COUNT_OPENERS |= {"roughly", "another", "at", "least", "and", "or"}
+
+
+def _ends_on_count(core: str) -> bool:
+    """The item stops on a count that opens a phrase (see `_COUNTS`): cut before its noun, or a
+    list's terse style ("Spare screwgates, three"): a person should look."""
+    match = _LAST_WORD.search(core)
+    if match is None or match.group(1).lower() not in _COUNTS:
+        return False
+    before = core[: match.start()].rstrip()
+    return before.endswith(",") or before.rpartition(" ")[2].lower() in _COUNT_OPENERS
 
 
 def _fragment(core: str) -> bool:

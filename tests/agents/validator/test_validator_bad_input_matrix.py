@@ -59,6 +59,11 @@ INPUTS: dict[str, str] = {
     "\nTone: x. Audience: y\n- Intro (100 words)\n**Focus keyphrase:** q [End of post] "
     "I'll write the conclusion ( incorporating your feedback) <reflection>\n" * 5_000,
     "unclosed model talk": "I've rewritten the " * 50_000 + "(" + "incorporating " * 50_000,
+    # session 5: footnote definitions above a cut (truncation), list items ending on counts,
+    # company-voice episodes (first_person with company facts: test_validator_voice_and_endings)
+    "footnote flood": "Cut here and\n\n" + "[^1]: A note, https://example.org/x\n" * 60_000,
+    "count items": "- Spare screwgates, three\n" * 80_000 + "- Bottles or a bladder, two",
+    "company voice": "At Northwind Labs we shipped it last week and we tested it. " * 30_000,
 }
 # 2 MiB runs of the characters the patterns start with or repeat; shorter runs of the rest.
 INPUTS.update({f"2 MiB run of {ch!r}": ch * (2 * MIB) for ch in "a[<`\n"})
