@@ -4,7 +4,6 @@ trip (what the changelog stores), and input offsets decide which events are appl
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from faust.types import TP
@@ -289,9 +288,9 @@ def test_stored_results_are_decoded_once_and_always_by_their_stored_text(monkeyp
 def test_entries_name_their_settings_by_version_stored_once_per_partition():
     from types import SimpleNamespace
 
+    from streams.runtime._aggregator_table import SettingsVersions
     from streams.runtime._cache import TableCache
     from streams.runtime._entry import settings_key
-    from streams.runtime.aggregator import Aggregator
 
     class MemoryStore:  # what TableCache reads and writes of Faust's memory store
         def __init__(self) -> None:
@@ -303,14 +302,12 @@ def test_entries_name_their_settings_by_version_stored_once_per_partition():
         data=MemoryStore(),
         send_changelog=lambda partition, key, value, **kw: sent.append((partition, key)),
     )
-    holder: Any = SimpleNamespace(
-        _stored_settings=None, _by_version={}, _settings_stored=set(), cache=TableCache(table)
-    )
+    holder = SettingsVersions(TableCache(table))
     before, after = Settings(), Settings(qa_aggregate_timeout_seconds=5.0)
-    assert Aggregator._store_settings(holder, before, 3) == before.version()
-    assert Aggregator._store_settings(holder, Settings(), 3) == before.version()  # equal: reused
-    assert Aggregator._store_settings(holder, Settings(), 4) == before.version()
-    assert Aggregator._store_settings(holder, after, 3) == after.version()
+    assert holder.store(before, 3) == before.version()
+    assert holder.store(Settings(), 3) == before.version()  # equal: reused
+    assert holder.store(Settings(), 4) == before.version()
+    assert holder.store(after, 3) == after.version()
     holder.cache.flush()
     # Each version's values once per table partition, next to the entries that name them.
     assert sorted(sent) == sorted(
@@ -320,16 +317,16 @@ def test_entries_name_their_settings_by_version_stored_once_per_partition():
     stored = table.data.data[settings_key(after.version(), 3)]
     assert json.loads(json.dumps(stored)) == {"settings": after.to_mapping()}
     # A restart: nothing remembered; an entry naming a version reads it back from the table.
-    restarted: Any = SimpleNamespace(_by_version={}, cache=TableCache(table))
+    restarted = SettingsVersions(TableCache(table))
     entry = Entry("d:1", 3, 1.0, settings_version=after.version())
-    assert Aggregator._settings_of(restarted, entry) == after
-    assert Aggregator._settings_of(restarted, entry).version() == after.version()
+    assert restarted.of(entry) == after
+    assert restarted.of(entry).version() == after.version()
     # An entry from before settings_key holds its values itself.
     old = Entry("d:2", 3, 1.0, settings=before.to_mapping(), settings_version=before.version())
-    assert Aggregator._settings_of(restarted, old) == before
+    assert restarted.of(old) == before
     missing = Entry("d:3", 5, 1.0, settings_version="0123456789abcdef")
     with pytest.raises(KeyError):
-        Aggregator._settings_of(restarted, missing)
+        restarted.of(missing)
 
 
 def test_a_result_is_stored_as_the_bytes_it_arrived_as(monkeypatch):

@@ -9,8 +9,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from streams.runtime._acks import OrderedAcks
+from streams.runtime._aggregator_flush import Batch
 from streams.runtime._cache import TableCache
-from streams.runtime.aggregator import Aggregator, _Batch
+from streams.runtime.aggregator import Aggregator
 
 
 class MemoryStore:
@@ -74,7 +75,7 @@ async def test_a_flush_acks_its_events_after_all_its_writes_then_publishes():
     table = Changelog()
     aggregator: Any = Aggregator.__new__(Aggregator)
     aggregator.cache = TableCache(table)
-    aggregator._batch = _Batch()
+    aggregator._batch = Batch()
     aggregator._room = asyncio.Event()
     published: list[list[tuple[str, int]]] = []
 
@@ -91,11 +92,11 @@ async def test_a_flush_acks_its_events_after_all_its_writes_then_publishes():
     dead_letter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     aggregator.cache.set("d:1", 0, {"decision": "x"})
     aggregator.cache.set("__offsets__:qa.reviews:0", 0, {"next": 8}, last=True)
-    aggregator._batch = _Batch(events=["e6", "e7"], writes=[dead_letter], publish=[("d:1", 0)])
+    aggregator._batch = Batch(events=["e6", "e7"], writes=[dead_letter], publish=[("d:1", 0)])
     flushing = asyncio.ensure_future(Aggregator._flush(aggregator, acks))
     await settle()
     assert [key for _, key, _ in table.sent] == ["d:1", "__offsets__:qa.reviews:0"]
-    assert aggregator._batch == _Batch()  # the next events gather in a new batch
+    assert aggregator._batch == Batch()  # the next events gather in a new batch
     table.futures[0].set_result(None)
     dead_letter.set_result(None)
     await settle()
@@ -125,7 +126,7 @@ async def test_a_failed_changelog_write_acks_nothing_and_stops_the_flusher():
 
     acks = OrderedAcks(ack)
     aggregator.cache.set("d:1", 0, {"decision": "x"})
-    aggregator._batch = _Batch(events=["e1"], publish=[("d:1", 0)])
+    aggregator._batch = Batch(events=["e1"], publish=[("d:1", 0)])
     flushing = asyncio.ensure_future(Aggregator._flush(aggregator, acks))
     await settle()
     table.futures[0].set_exception(RuntimeError("the broker refused the changelog write"))
@@ -137,11 +138,11 @@ async def test_a_failed_changelog_write_acks_nothing_and_stops_the_flusher():
 
 
 def test_the_offsets_view_writes_through_the_cache_after_the_entries():
-    from streams.runtime.aggregator import _OffsetsView
+    from streams.runtime._aggregator_table import OffsetsView
 
     table: Any = SimpleNamespace(data=MemoryStore())
     cache = TableCache(table)
-    view = _OffsetsView(cache)
+    view = OffsetsView(cache)
     view["__offsets__:qa.drafts:3"] = {"next": 1}
     cache.set("d:1", 3, {"x": 1})
     assert view.get("__offsets__:qa.drafts:3") == {"next": 1}
