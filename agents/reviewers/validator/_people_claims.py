@@ -57,6 +57,10 @@ _CLAIM_WORDS = (
     " disagreed adds added observes observed concludes concluded urges urged recalls recalled"
     " admits admitted writes wrote puts put calls called sums emphasises emphasizes emphasised"
     " emphasized describes described points pointed according interviewed spoke"
+    # advice given, credit taken: "swears by it", "the rule X gives every client", "with thanks
+    # to X, whose advice shaped this article", "on the advice of"
+    " swears swore teaches taught prescribes gives gave favours favors thanks whose courtesy"
+    " advice reviewed"
 )
 _CLAIM_GATE = frozenset(_CLAIM_WORDS.split())
 _CLAIM_AFTER = re.compile(
@@ -67,15 +71,48 @@ _CLAIM_AFTER = re.compile(
     r"|agreed|disagrees|disagreed|adds|added|observes|observed|concludes|concluded|urges|urged"
     r"|recalls|recalled|admits|admitted|writes|wrote|puts it|put it|calls it|called it|sums it up"
     r"|summed it up|emphasi[sz]es|emphasi[sz]ed|describes|described|points out|pointed out"
-    r"|is convinced|was convinced|likes to say)(?![a-z])"
+    r"|is convinced|was convinced|likes to say|swears by|swore by|teaches|taught|prescribes"
+    r"|favours|favors|(?:gives|gave) (?:every|each|all|her|his|their|new|clients|patients"
+    r"|students|readers)|whose (?:advice|guidance|tips|rule|rules|insight|input|research|words"
+    r"|view|views|experience|help)"
+    # advice given to someone is a claim ("recommends to every homeowner"), unlike "agreed to"
+    r"|(?:recommends|recommended|suggests|suggested|explains|explained) to"
+    r"|(?:calls|called) (?:[\w-]+ ){0,3}(?=[\"\u201c]))(?![a-z])"
     # not a claim: "agreed to give the talk", "added to the programme", "called in sick"
     r"(?! (?:to|for|on|in|up|off|together|by)(?![a-z]))"
 )
+# Words put in the person's mouth with no verb: '..., swears by it: "Put the chicken on top."'
+_COLON_QUOTE = re.compile(r": ?(?:[\"\u201c\u2018]|\n\n? {0,3}> ?[\"\u201c]?)")
 # A claim introduced before the name: "according to X", "we spoke to X", "in an interview, X".
 _CLAIM_BEFORE = re.compile(
     r"(?<![a-z])(?:according to|as told to|we spoke (?:to|with)|i spoke (?:to|with)|we interviewed"
     r"|i interviewed|we asked|i asked|interview with|talked to|talking to|sat down with|speaking"
-    r" to|in conversation with|per) (?:[\w-]+ ){0,5}?$"
+    r" to|in conversation with|per|thanks to|with help from|credit to|courtesy of|reviewed by"
+    r"|fact-checked by|checked by|advice from|input from|on the advice of|tips from)"
+    r" (?:[\w'\u2019-]+ ){0,5}?$"
+)
+# A trade noun right before a name ("assessor", "ceramicist", "luthier" is not one): its
+# ending says it names a person; the function words with those endings are not trades.
+_AGENT_BEFORE = re.compile(
+    r"(?<![a-z'\u2019-])(?P<word>[a-z]{2,20}(?:ist|ian|er|or|eur|ant|ief)) $"
+)
+_NOT_AGENTS = frozenset(
+    (  # noqa: SIM905
+        "whether after under over never other either neither rather together ever later however"
+        " her per for nor or our your their water paper number order answer letter matter member"
+        " manner error color colour favour favor honour behaviour behavior floor door minor major"
+        " prior sooner further farther earlier power user customer reader partner register"
+        " consider remember discover deliver offer enter cover gather wonder suffer alter monitor"
+        " tenant relevant important grant brilliant"
+        " elegant pleasant vibrant significant"
+    ).split()
+)
+# A descriptor between "according to" (or a credit) and the name is what makes the person an
+# authority, whatever the trade: "according to master orchardist X", "thanks to our tutor X".
+_DESCRIBED_BEFORE = re.compile(
+    r"(?<![a-z])(?:according to|thanks to|with help from|credit to|courtesy of|reviewed by"
+    r"|on the advice of|advice from|tips from) (?:(?:the|a|an|our|their|his|her) )?"
+    r"(?:[a-z'\u2019-]{2,20} ){0,3}[a-z\u2019-]{3,20}(?<!the|and|but) $"
 )
 # An employer right after the name: "of Kestrel Systems", "from Polaris Bank", "at nordlight,".
 _ORG_AFTER = re.compile(
@@ -121,6 +158,10 @@ def _authority(ctx: Context, start: int, end: int, title: str | None) -> int | N
     before = _ROLE_BEFORE.search(low, max(0, start - 70), start)
     if before is not None and not before.group(0).endswith(_EMPLOYER_NEXT):
         return end  # not "head of security at Polaris Bank": that name is the employer
+    if _DESCRIBED_BEFORE.search(low, max(0, start - 90), start) is not None:
+        return end
+    if _trade_before(low, start):
+        return end  # "energy assessor X", "orchardist X": a trade noun right before the name
     return end if title in _SCHOLARLY else None
 
 
@@ -133,7 +174,22 @@ def _claimed(ctx: Context, start: int, end: int, authority: int) -> int | None:
         return authority
     _, stop = sentence_span(low, start, end, reach=220)
     verb = _CLAIM_AFTER.search(low, authority, min(stop, authority + 100))
+    if verb is None and ":" in low[authority : min(stop + 1, authority + 100)]:
+        verb = _COLON_QUOTE.search(ctx.prose, authority, min(stop + 8, authority + 108))
+        # a title, not just an employer ("Run Git Bash from the Start menu and type: ...")
+        if verb is not None and not _titled(low, start, verb.start()):
+            verb = None
     return None if verb is None else verb.end()
+
+
+def _trade_before(low: str, start: int) -> bool:
+    agent = _AGENT_BEFORE.search(low, max(0, start - 24), start)
+    return agent is not None and agent.group("word") not in _NOT_AGENTS
+
+
+def _titled(low: str, start: int, stop: int) -> bool:
+    """A title or a trade noun near the name (an employer alone may be a program's menu)."""
+    return _ROLE_WORD.search(low, max(0, start - 40), stop) is not None or _trade_before(low, start)
 
 
 # A footnote that is not a source: the writer's own conversation with the person.
@@ -192,7 +248,8 @@ def _linked(text: str, pos: int) -> bool:
 )
 def unsourced_expert_claim(ctx: Context) -> Iterator[Hit]:
     text = ctx.prose
-    if ctx.has_any(_CLAIM_GATE):
+    colon_quote = ":" in text and ('"' in text or "\u201c" in text)
+    if colon_quote or ctx.has_any(_CLAIM_GATE):
         seen_until = -1
         for start, end, title in _people_found(ctx):
             if start < seen_until:
@@ -225,23 +282,26 @@ def _people_found(ctx: Context) -> Iterator[tuple[int, int, str | None]]:
     found: list[tuple[int, int, str | None]] = []
     if ctx.has_any(_HONORIFIC_GATE):
         found.extend((m.start(), m.end(), m.group("title")) for m in word_matches(_HONORIFIC, text))
-    if ctx.words & _people._ROLE_WORDS or ctx.has_any(("of", "from", "at", "according")):
-        pos = 0
-        while (match := _TWO_NAMES.search(text, pos)) is not None:
-            first = match.group(0).split(" ", 1)[0]
-            pos = match.end()
-            if first in _NOT_NAMES or first.lower() in _people._ROLE_WORDS:
-                pos = match.start() + len(first) + 1  # "Chief Economist Ingrid Solberg"
-                continue
-            if not at_word_start(text, match.start()):
-                continue
-            if match.group(0) in _people._KNOWN_PEOPLE or first in _HONORIFIC_TITLES:
-                continue
-            if first.lower() in _people._STOCK_GATE and _people._ROLE_AFTER_NAME.match(
-                ctx.lower, match.end(), match.end() + 90
-            ):
-                continue  # fabricated_person's case
-            found.append((match.start(), match.end(), None))
+    # any trade noun can make a name an authority (_AGENT_BEFORE), so no word list gates this
+    pos = 0
+    while (match := _TWO_NAMES.search(text, pos)) is not None:
+        first = match.group(0).split(" ", 1)[0]
+        pos = match.end()
+        if first in _NOT_NAMES or first.lower() in _people._ROLE_WORDS:
+            pos = match.start() + len(first) + 1  # "Chief Economist Ingrid Solberg"
+            continue
+        if match.group(0).count(" ") == 2 and _trade_before(first.lower() + " ", len(first) + 1):
+            pos = match.start() + len(first) + 1  # "Glazier Oona Fairbairn": a trade, a name
+            continue
+        if not at_word_start(text, match.start()):
+            continue
+        if match.group(0) in _people._KNOWN_PEOPLE or first in _HONORIFIC_TITLES:
+            continue
+        if first.lower() in _people._STOCK_GATE and _people._ROLE_AFTER_NAME.match(
+            ctx.lower, match.end(), match.end() + 90
+        ):
+            continue  # fabricated_person's case
+        found.append((match.start(), match.end(), None))
     found.sort()
     yield from found
 

@@ -47,6 +47,12 @@ ADVERSARIAL: dict[str, list[str]] = {
         repeat("> -- Ingrid Solberg, Acme\n"),
         repeat("[^1] "),
         repeat("\n[^1]: interview "),
+        repeat('Glazier Oona Fairbairn of Acme has a rule: "'),
+        repeat("according to master orchardist "),
+        repeat("with thanks to arborist Caspar Wyndham-Lowe, whose advice "),
+        repeat("assessor Tobias Wrenfield gives every "),
+        repeat('cooper Anselm Rudd calls a a a "'),
+        repeat("Aa Bb Cc "),
     ],
     "fabricated_study": [repeat("a 2024 study "), repeat("according to a recent ")],
     "unsourced_statistic": [
