@@ -24,7 +24,7 @@ import functools
 import re
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 try:  # Python 3.11+: the parser is private but stable; older versions name it sre_parse.
     from re import _parser as _sre_parse  # type: ignore[attr-defined]
@@ -34,6 +34,9 @@ except ImportError:  # pragma: no cover
 _C = _sre_parse  # constants (LITERAL, BRANCH, ...) live on the parser module
 # Beyond these the literal searches would cost more than one regex scan.
 _MAX_LEADS = 64
+# Openings in capitals (names) are searched only when the draft's words leave few of them: a
+# longer list then costs a set lookup per name, not a search.
+_MAX_NAMED_LEADS = 256
 _MIN_LEAD_CHARS = 2
 # An opening this long is rare enough in prose: searching for longer ones would only multiply
 # the searches ("when i tried", "when we tried", ... are all found from "when").
@@ -51,7 +54,7 @@ _Opening = tuple[str, bool]
 # a plain return value, not an exception, because it is the normal answer for most patterns.
 
 
-def _join(prefixes: set[_Opening], element: set[_Opening]) -> set[_Opening] | None:
+def _join(prefixes: set[_Opening], element: set[_Opening], limit: int) -> set[_Opening] | None:
     out: set[_Opening] = set()
     for text, open_ in prefixes:
         if not open_:
@@ -60,39 +63,39 @@ def _join(prefixes: set[_Opening], element: set[_Opening]) -> set[_Opening] | No
         for more, more_open in element:
             joined = text + more
             out.add((joined, more_open and len(joined) < _ENOUGH_CHARS))
-    return None if len(out) > _MAX_LEADS else out
+    return None if len(out) > limit else out
 
 
-def _sequence(items: Any) -> set[_Opening] | None:
+def _sequence(items: Any, limit: int = _MAX_LEADS) -> set[_Opening] | None:
     prefixes: set[_Opening] | None = {("", True)}
     for op, av in items:
         assert prefixes is not None
         if all(not open_ for _, open_ in prefixes):
             break
-        element = _element(op, av)
+        element = _element(op, av, limit)
         if element is None:
             if any(not text and open_ for text, open_ in prefixes):
                 return None  # nothing literal before it: this sequence has no literal opening
             # What follows is not literal: the openings found so far are final.
             return {(text, False) for text, _ in prefixes}
-        prefixes = _join(prefixes, element)
+        prefixes = _join(prefixes, element, limit)
         if prefixes is None:
             return None
     return prefixes
 
 
-def _element(op: Any, av: Any) -> set[_Opening] | None:
+def _element(op: Any, av: Any, limit: int) -> set[_Opening] | None:
     if op is _C.LITERAL:
         return {(chr(av), True)}
     if op is _C.SUBPATTERN:
         _group, add_flags, del_flags, inner = av
         if add_flags or del_flags:
             return None
-        return _sequence(inner)
+        return _sequence(inner, limit)
     if op is _C.BRANCH:
         out: set[_Opening] = set()
         for branch in av[1]:
-            found = _sequence(branch)
+            found = _sequence(branch, limit)
             if found is None:
                 return None
             out |= found
@@ -105,7 +108,7 @@ def _element(op: Any, av: Any) -> set[_Opening] | None:
     if op in (_C.MAX_REPEAT, _C.MIN_REPEAT):
         low, high, inner = av
         if low == 0 and high == 1:
-            found = _sequence(inner)
+            found = _sequence(inner, limit)
             return None if found is None else {("", True)} | found
         return None
     if op in (_C.ASSERT, _C.ASSERT_NOT):
@@ -117,12 +120,21 @@ def _element(op: Any, av: Any) -> set[_Opening] | None:
 def leads(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """The literal strings every match of `pattern` starts with, or None when there is no such
     short list (or one literal, which `re` already searches for fast by itself)."""
+    kept = _openings(pattern, _MAX_LEADS)
+    if kept is None or _many_capitals(kept):
+        return None
+    return kept
+
+
+@functools.cache
+def _openings(pattern: re.Pattern[str], limit: int) -> tuple[str, ...] | None:
+    """leads() before the rule about capitals, with at most `limit` openings."""
     if pattern.flags & (re.IGNORECASE | re.VERBOSE | re.MULTILINE | re.DOTALL) or not isinstance(
         pattern.pattern, str
     ):
         return None
     try:
-        openings = _sequence(_sre_parse.parse(pattern.pattern, pattern.flags))
+        openings = _sequence(_sre_parse.parse(pattern.pattern, pattern.flags), limit)
     except (re.error, TypeError, ValueError):
         return None
     if openings is None:
@@ -135,16 +147,17 @@ def leads(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     if (len(first) if shared is None else shared) >= _MIN_LEAD_CHARS + 1:
         return None  # "last (?:week|month)": `re` searches for "last " by itself
     # A lead that another lead starts with is covered by the shorter one's search.
-    kept = tuple(sorted(t for t in texts if not any(t != s and t.startswith(s) for s in texts)))
-    if not any(t[0].islower() for t in texts) and (
+    return tuple(sorted(t for t in texts if not any(t != s and t.startswith(s) for s in texts)))
+
+
+def _many_capitals(kept: tuple[str, ...]) -> bool:
+    # Capitals, digits and signs are rarer in prose than small letters, but `re` still tries
+    # a class of them at every character ("(?:19|20)\d\d": ~30 times two searches): only
+    # many of them, or ones that share their first sign (`re` searches for a literal opening
+    # at C speed), are left to `re` (unless the draft's words leave few: `_capitals_plan`).
+    return not any(t[0].islower() for t in kept) and (
         len(kept) > _MAX_RARE_LEADS or len({t[0] for t in kept}) == 1
-    ):
-        # Capitals, digits and signs are rarer in prose than small letters, but `re` still tries
-        # a class of them at every character ("(?:19|20)\d\d": ~30 times two searches): only
-        # many of them, or ones that share their first sign (`re` searches for a literal opening
-        # at C speed), are left to `re`.
-        return None
-    return kept
+    )
 
 
 class _Known:
@@ -160,6 +173,8 @@ class _Known:
         self._heads: frozenset[str] | None = None
         # (index of the text, needle, word starts only) -> where the needle occurs
         self.found: dict[tuple[int, str, bool], tuple[int, ...]] = {}
+        self.counts: dict[tuple[int, str], int] = {}
+        self.plans: dict[re.Pattern[str], tuple[_Search, ...] | None] = {}  # _capitals_plan
 
     def slot(self, text: str) -> int:
         """The index of `text` among the declared texts (by identity), or -1."""
@@ -192,15 +207,12 @@ def known_words(texts: tuple[str, ...], words: frozenset[str] | None) -> None:
 
 
 @functools.cache
-def _gated(pattern: re.Pattern[str]) -> tuple[tuple[str, str, str], ...] | None:
+def _gated(starts: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
     """(lead, how, key) for each lead: how is "word" when the lead's first run of letters and
     digits is a whole word (it is followed by another character in the lead: the word must be
     among the pieces), "head" when the run is 4 or more characters long and may go on (its first
     4 must be among the heads), "" when the lead cannot be checked (it opens with a sign, is not
     ASCII, or opens with a short run that may go on)."""
-    starts = leads(pattern)
-    if starts is None:
-        return None
     out = []
     for lead in starts:
         low = lead.lower()
@@ -216,21 +228,83 @@ def _gated(pattern: re.Pattern[str]) -> tuple[tuple[str, str, str], ...] | None:
     return tuple(out)
 
 
+class _Search(NamedTuple):
+    """One substring search of a pattern's plan: `needle`, and, when it is an opening shared by
+    several leads, the leads an occurrence must start with; `members` are the leads it stands
+    for with their gates (_gated)."""
+
+    needle: str
+    group: tuple[str, ...] | None
+    members: tuple[tuple[str, str, str], ...]
+
+
+@functools.cache
+def _plan(pattern: re.Pattern[str]) -> tuple[_Search, ...] | None:
+    """The substring searches that find every lead of `pattern` (None when it has no leads)."""
+    starts = leads(pattern)
+    return None if starts is None else _searches(starts)
+
+
+@functools.cache
+def _searches(starts: tuple[str, ...]) -> tuple[_Search, ...]:
+    """One search per opening that two or more leads share (their first word and the sign after
+    it: "we has", "we've" -> "we ", "we'"), one per lead for the others."""
+    groups: dict[str, list[tuple[str, str, str]]] = {}
+    for member in _gated(starts):
+        lead = member[0]
+        run = _ALNUM_RUN.match(lead)
+        opening = lead[: run.end() + 1] if run is not None and run.end() < len(lead) else lead
+        groups.setdefault(opening, []).append(member)
+    return tuple(
+        _Search(opening, tuple(m[0] for m in members), tuple(members))
+        if len(members) > 1
+        else _Search(members[0][0], None, tuple(members))
+        for opening, members in groups.items()
+    )
+
+
+def _capitals_plan(pattern: re.Pattern[str], text: str) -> tuple[_Search, ...] | None:
+    """For a word-start search in a declared text, the searches of a pattern that opens with
+    many capitals ("(?:Sarah|John|...) Smith", left to `re` by leads()) for the names the
+    draft's words hold, when they are at most _MAX_RARE_LEADS: a few substring searches instead
+    of a regex scan. Worked out once per draft and pattern."""
+    known: _Known | None = getattr(_KNOWN, "entry", None)
+    if known is None or not known.covers(text):
+        return None
+    if pattern in known.plans:
+        return known.plans[pattern]
+    kept = _openings(pattern, _MAX_NAMED_LEADS)
+    plan: tuple[_Search, ...] | None = None
+    if kept is not None and _many_capitals(kept):
+        pieces, heads = known.pieces()
+        plan = tuple(
+            search
+            for search in _searches(kept)
+            if any(_may_occur(m, pieces, heads) for m in search.members)
+        )
+        if sum(len(search.members) for search in plan) > _MAX_RARE_LEADS:
+            plan = None
+    known.plans[pattern] = plan
+    return plan
+
+
+def _may_occur(member: tuple[str, str, str], pieces: frozenset[str], heads: frozenset[str]) -> bool:
+    """Whether a lead may start a word of the declared texts (see _gated)."""
+    _, how, key = member
+    return not how or (key in pieces if how == "word" else key in heads)
+
+
 def _present_leads(pattern: re.Pattern[str], text: str) -> tuple[str, ...] | None:
     """The leads worth searching in `text` for word-start matches (all of them when its words
     are not known)."""
-    gated = _gated(pattern)
-    if gated is None:
+    plan = _plan(pattern)
+    if plan is None:
         return None
     known: _Known | None = getattr(_KNOWN, "entry", None)
     if known is None or not known.covers(text):
         return leads(pattern)
     pieces, heads = known.pieces()
-    return tuple(
-        lead
-        for lead, how, key in gated
-        if not how or (key in pieces if how == "word" else key in heads)
-    )
+    return tuple(m[0] for search in plan for m in search.members if _may_occur(m, pieces, heads))
 
 
 # Signs common enough in prose that trying the pattern at each costs more than one regex scan.
@@ -293,11 +367,13 @@ def finditer(
     """What pattern.finditer(text) yields, trying the pattern only where a lead occurs. With
     `word_start`, only matches that start a word (`_text.word_matches` keeps no others; a match
     inside a word then never hides a later one, as it would in finditer)."""
-    starts = _present_leads(pattern, text) if word_start else leads(pattern)
-    if starts is not None:
-        yield from _tried_at(pattern, text, starts, word_start)
+    plan = _plan(pattern)
+    if plan is None and word_start:
+        plan = _capitals_plan(pattern, text)
+    if plan is not None:
+        yield from _tried_at(pattern, text, plan, word_start)
         return
-    chars = signs(pattern)
+    chars = _sign_plan(pattern)
     # From signs, as from a regex scan: a match that does not start a word is dropped after it
     # was found (and hides what starts inside it, as in finditer).
     found = pattern.finditer(text) if chars is None else _tried_at(pattern, text, chars, False)
@@ -306,23 +382,36 @@ def finditer(
             yield match
 
 
+@functools.cache
+def _sign_plan(pattern: re.Pattern[str]) -> tuple[_Search, ...] | None:
+    chars = signs(pattern)
+    return None if chars is None else tuple(_Search(c, None, ((c, "", ""),)) for c in chars)
+
+
 def _tried_at(
-    pattern: re.Pattern[str], text: str, starts: tuple[str, ...], word_start: bool
+    pattern: re.Pattern[str], text: str, plan: tuple[_Search, ...], word_start: bool
 ) -> Iterator[re.Match[str]]:
-    """pattern.match at each occurrence of one of `starts` (at a word start, with
-    `word_start`), in order, skipping those inside an earlier match."""
+    """pattern.match at each occurrence of a lead of the plan (at a word start, with
+    `word_start`, skipping leads whose word the declared text lacks), in order, skipping those
+    inside an earlier match."""
     known: _Known | None = getattr(_KNOWN, "entry", None)
     slot = -1 if known is None else known.slot(text)
+    gate = word_start and known is not None and slot >= 0 and known.words is not None
+    pieces, heads = known.pieces() if gate and known is not None else (frozenset(), frozenset())
     found: set[int] = set()
-    for opening, group in _searches(starts):
-        at = _occurrences(text, opening, word_start, known, slot)
-        if group is None:
-            found.update(at)
-        elif len(at) <= _CHECKS_PER_LEAD * len(group):
-            found.update(pos for pos in at if text.startswith(group, pos))
+    for search in plan:
+        members = search.members
+        if gate and not any(_may_occur(m, pieces, heads) for m in members):
+            continue
+        if search.group is None:
+            found.update(_occurrences(text, search.needle, word_start, known, slot))
+        elif _count(text, search.needle, known, slot) <= _CHECKS_PER_LEAD * len(members):
+            at = _occurrences(text, search.needle, word_start, known, slot)
+            found.update(pos for pos in at if text.startswith(search.group, pos))
         else:  # an opening this common costs more to check than to search each lead
-            for lead in group:
-                found.update(_occurrences(text, lead, word_start, known, slot))
+            for member in members:
+                if not gate or _may_occur(member, pieces, heads):
+                    found.update(_occurrences(text, member[0], word_start, known, slot))
     last_end = 0
     for pos in sorted(found):
         if pos < last_end:
@@ -333,28 +422,21 @@ def _tried_at(
             yield found_here
 
 
-# Checking an occurrence of a shared opening (~0.1 us) against searching the whole draft for a
-# lead (~3-15 us on 2,000 words): past this many occurrences per lead, each lead is searched.
-_CHECKS_PER_LEAD = 32
+# Finding and checking an occurrence of a shared opening in Python (~0.4 us) against searching
+# the whole draft for a lead in C (~0.5-3 us on 2,000 words): past this many occurrences per
+# lead, each lead is searched ("at " occurs ~60 times in 2,000 words, "we " in most drafts less).
+_CHECKS_PER_LEAD = 4
 
 
-@functools.cache
-def _searches(starts: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
-    """The substring searches that find every lead of `starts`: (opening, leads) where two or
-    more leads open with the same word and the sign after it ("we has", "we've" -> "we ", "we'"),
-    (lead, None) for the others."""
-    groups: dict[str, list[str]] = {}
-    for lead in starts:
-        run = _ALNUM_RUN.match(lead)
-        opening = lead[: run.end() + 1] if run is not None and run.end() < len(lead) else lead
-        groups.setdefault(opening, []).append(lead)
-    out: list[tuple[str, tuple[str, ...] | None]] = []
-    for opening, group in groups.items():
-        if len(group) == 1:
-            out.append((group[0], None))
-        else:
-            out.append((opening, tuple(group)))
-    return tuple(out)
+def _count(text: str, needle: str, known: _Known | None, slot: int) -> int:
+    """text.count(needle), remembered for the draft like _occurrences."""
+    if known is None or slot < 0:
+        return text.count(needle)
+    key = (slot, needle)
+    counted = known.counts.get(key)
+    if counted is None:
+        counted = known.counts[key] = text.count(needle)
+    return counted
 
 
 def _occurrences(

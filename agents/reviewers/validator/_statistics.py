@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from agents.reviewers.validator import _leads
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._sources import has_source
 from agents.reviewers.validator._text import (
@@ -391,7 +392,8 @@ _REPORT_NAMED_BEFORE = re.compile(
 
 
 def _named_reports(text: str) -> Iterator[tuple[int, int]]:
-    for match in _REPORT_VERB.finditer(text):
+    # from the nouns' openings: `re` would try the alternation at every character (~100 us)
+    for match in _leads.finditer(_REPORT_VERB, text):
         before = _REPORT_NAMED_BEFORE.search(text, max(0, match.start() - 80), match.start())
         if before is not None and at_word_start(text, before.start()):
             yield before.start(), match.end()
