@@ -3,13 +3,14 @@ acknowledgements, then decisions to qa.decisions, in that order.
 
 Flushes (Kafka Streams' record cache, streams.runtime._cache): the agent applies events to the
 table through a write-behind cache, without waiting for the broker; a flusher task writes what
-changed, each key once, every `FLUSH_SECONDS` while there is something to write (in a burst,
-whatever accumulated while the previous flush was delivered), acknowledges the flushed events once
-every write of the flush is delivered, then publishes the decisions the flush holds. An event is
-never acknowledged (so its offset never committed) before the changelog has its effect; a crash
-between two flushes loses the changes since the last delivered one, and their events, unacked,
-are read again from the committed offsets and applied again. The changelog carries each entry
-once per flush instead of once per change, and the input offsets once per partition per flush.
+changed, each key once, every `aggregator_flush_seconds` while there is something to write (in a
+burst, whatever accumulated while the previous flush was delivered), acknowledges the flushed
+events once every write of the flush is delivered, then publishes the decisions the flush holds.
+An event is never acknowledged (so its offset never committed) before the changelog has its
+effect; a crash between two flushes loses the changes since the last delivered one, and their
+events, unacked, are read again from the committed offsets and applied again. The changelog
+carries each entry once per flush instead of once per change, and the input offsets once per
+partition per flush.
 
 A decision is published only once the flush holding it is delivered, and marked published (in a
 later flush) once the broker has it: the module docstring of streams.runtime.aggregator says why
@@ -26,19 +27,17 @@ from typing import Any
 
 from opentelemetry.trace import SpanKind
 
+from schemas import QADecision
 from streams.runtime import tracing
 from streams.runtime._acks import OrderedAcks
 from streams.runtime._cache import TableCache
 from streams.runtime._entry import Entry
 from streams.runtime.config import StreamConfig
 from streams.runtime.topics import Topics, send_encoded
+from streams.runtime.tracing import KafkaHeaders
 
 log = logging.getLogger(__name__)
 
-# How long the flusher lets changes gather before writing them (while it writes and waits for the
-# broker, more gather anyway). A decision waits at most this long longer; in return a draft's
-# entry is written about once instead of once per result.
-FLUSH_SECONDS = 0.01
 # Events applied but not yet taken by a flush, at most (the agent waits for the flusher beyond).
 MAX_BATCH = 2000
 
@@ -75,7 +74,8 @@ class Flushing:
     async def _flush_loop(self, acks: OrderedAcks) -> None:
         while True:
             await self._changed.wait()
-            await asyncio.sleep(FLUSH_SECONDS)
+            # While a flush is written and delivered more gathers anyway.
+            await asyncio.sleep(self.config.aggregator_flush_seconds)
             self._changed.clear()
             self._flushing = True
             try:
@@ -88,7 +88,7 @@ class Flushing:
         it holds (and mark them published: written by a later flush)."""
         batch, self._batch = self._batch, Batch()
         self._room.set()
-        writes = self.cache.flush() + batch.writes
+        writes = await self.cache.flush() + batch.writes
         for n, event in enumerate(batch.events):
             await acks.add(event, writes if n == 0 else [])
         for write in writes:
@@ -132,25 +132,7 @@ class Flushing:
             if entry is None or decision is None or entry.published:
                 self._publishing.discard(key)
                 continue
-            links = [
-                link
-                for name in entry.expected
-                if (link := tracing.link_from_traceparent(entry.result_spans.get(name))) is not None
-            ]
-            with tracing.tracer().start_as_current_span(
-                "multiqa.decide",
-                context=tracing.context_from_traceparent(entry.traceparent),
-                kind=SpanKind.PRODUCER,
-                links=links,
-                attributes={
-                    **tracing.draft_attributes(decision.draft_id, decision.version),
-                    "multiqa.decision_id": decision.decision_id,
-                    "multiqa.approved": decision.approved,
-                    "multiqa.final_score": decision.final_score,
-                    "multiqa.decided_by": entry.decided_by or "",
-                },
-            ):
-                headers = tracing.inject()
+            headers = self._decision_headers(entry, decision, entry.decided_by or "")
             # The bytes encoded (and validated) when it was decided: the same decision, byte for
             # byte, whenever it is published, without encoding it again.
             encoded = entry.decision_bytes()
@@ -169,3 +151,30 @@ class Flushing:
             self._nudged.pop(key, None)
         if sent:
             self._changed.set()
+
+    @staticmethod
+    def _decision_headers(entry: Entry, decision: QADecision, decided_by: str) -> KafkaHeaders:
+        """The trace headers of the decision's `multiqa.decide` span, a child of the submission
+        linked to every reviewer span it used (with nothing recording spans: the submission's
+        context, as that span would inject it)."""
+        if not tracing.recording():
+            return tracing.passed_on([(tracing.TRACEPARENT, (entry.traceparent or "").encode())])
+        links = [
+            link
+            for name in entry.expected
+            if (link := tracing.link_from_traceparent(entry.result_spans.get(name))) is not None
+        ]
+        with tracing.tracer().start_as_current_span(
+            "multiqa.decide",
+            context=tracing.context_from_traceparent(entry.traceparent),
+            kind=SpanKind.PRODUCER,
+            links=links,
+            attributes={
+                **tracing.draft_attributes(decision.draft_id, decision.version),
+                "multiqa.decision_id": decision.decision_id,
+                "multiqa.approved": decision.approved,
+                "multiqa.final_score": decision.final_score,
+                "multiqa.decided_by": decided_by,
+            },
+        ):
+            return tracing.inject()

@@ -4,6 +4,7 @@ was opened under, by version (streams.runtime._entry)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
@@ -12,6 +13,7 @@ import faust
 from agents.settings import Settings
 from streams.runtime._cache import TableCache
 from streams.runtime._entry import Entry, settings_key
+from streams.runtime.topics import send_encoded
 
 
 class DurableTable(faust.Table[str, dict[str, Any]]):
@@ -25,6 +27,29 @@ class DurableTable(faust.Table[str, dict[str, Any]]):
 
     def _changelog_topic_name(self) -> str:
         return self.changelog_name or super()._changelog_topic_name()
+
+    async def write_changelog(self, partition: int, key: str, value: Any) -> Any:
+        """Hand one change to the producer for changelog `partition` (None: a deletion) and
+        return its delivery future: what Faust's `send_changelog` publishes (the key and value as
+        the table's JSON serializer writes them), without its per-message machinery. Delivered,
+        a RocksDB store records the offset as Faust's own callback does (what recovery reads
+        back from there)."""
+        data = None if value is None else _compact_json(value)
+        topic = self.changelog_topic
+        future = await send_encoded(topic, _compact_json(key), data, [], partition=partition)
+        if hasattr(self.data, "_db_for_partition"):
+            future.add_done_callback(self._on_written)
+        return future
+
+    def _on_written(self, future: Any) -> None:
+        if not future.cancelled() and future.exception() is None:
+            metadata = future.result()
+            self.data.set_persisted_offset(metadata.topic_partition, metadata.offset)
+
+
+def _compact_json(value: Any) -> bytes:
+    # ASCII (escapes for the rest), as Faust's stdlib JSON writes it: never an encoding error.
+    return json.dumps(value, separators=(",", ":")).encode("ascii")
 
 
 class OffsetsView(MutableMapping[str, Any]):

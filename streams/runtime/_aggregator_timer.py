@@ -96,6 +96,11 @@ class DeadlineTimer:
             if last is not None and now - last < resend_after:
                 self.due.set(key, last + resend_after, partition)
                 continue
+            if key in self._publishing:
+                # Its decision waits for (or is in) a flush, which publishes it: a nudge would
+                # only queue it again (in a burst, one nudge per draft). Looked at again later.
+                self.due.set(key, now + resend_after, partition)
+                continue
             self._nudged[key] = now
             # Looked at again if the nudge had no effect (its handling stores the entry anew).
             self.due.set(key, now + resend_after, partition)

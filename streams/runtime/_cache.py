@@ -7,17 +7,20 @@ several times per draft (the draft, each result, the decision, "published") and 
 after every event: 17 changelog messages per draft, each the whole entry as JSON. Here changes
 wait in `_dirty` (readers see them first) and `flush()` writes each dirty key once, into the
 local store (memory, or the RocksDB database of the key's partition) and to the changelog
-partition of the key's table partition, given explicitly. It returns the changelog futures; the
-caller acknowledges the input events only once they are delivered (streams.runtime.aggregator), so a
-crash between two flushes loses nothing: the events after the last delivered flush are read
-again from the committed offsets and applied again.
+partition of the key's table partition, given explicitly, straight to the producer (the table's
+`write_changelog`: Faust's `send_changelog` goes through its per-message machinery, a
+FutureMessage, the producer buffer and a delivery callback per write, ~5% of the worker's CPU in a
+bench/bench_stream.py burst). It returns the changelog futures; the caller acknowledges the
+input events only once they are delivered (streams.runtime.aggregator), so a crash between two
+flushes loses nothing: the events after the last delivered flush are read again from the
+committed offsets and applied again.
 
 Keys set with `last=True` (the input offsets) are sent after every other key of their flush: a
 changelog cut short by a crash never holds an input offset ahead of the entries it covers
 (within a partition Kafka keeps the order they were sent in).
 
 Recovery is Faust's: the changelog is read back into the store when partitions are assigned
-(RocksDB's persisted offsets are set by the table's own delivery callback).
+(RocksDB's persisted offsets are set as Faust's delivery callback sets them, by `write_changelog`).
 """
 
 from __future__ import annotations
@@ -87,9 +90,10 @@ class TableCache:
         """Forget every pending change (their events are unacknowledged: read again)."""
         self._dirty, self._last = {}, {}
 
-    def flush(self) -> list[Any]:
-        """Write every pending change into the store and send it to the changelog; returns the
-        changelog futures in the order sent (empty when nothing was pending)."""
+    async def flush(self) -> list[Any]:
+        """Write every pending change into the store and hand it to the producer for the
+        changelog (`table.write_changelog`); returns the delivery futures in the order sent
+        (empty when nothing was pending)."""
         if not self._dirty and not self._last:
             return []
         pending = self._dirty
@@ -100,7 +104,6 @@ class TableCache:
         table = self.table
         store = table.data
         db_for = getattr(store, "_db_for_partition", None)
-        sent = []
         for key, (partition, value) in pending.items():
             # The store first, for every key, then the changelog: a reader never sees a key
             # vanish between the two.
@@ -120,11 +123,8 @@ class TableCache:
                 else:
                     db.put(encoded, store._encode_value(value))
                     store._key_index[encoded] = partition
-        for key, (partition, value) in pending.items():
-            if value is None:
-                sent.append(table.send_changelog(partition, key, None, value_serializer="raw"))
-            else:
-                sent.append(table.send_changelog(partition, key, value))
+        write = table.write_changelog
+        sent = [await write(partition, key, value) for key, (partition, value) in pending.items()]
         self.flushes += 1
         self.writes += len(pending)
         return sent

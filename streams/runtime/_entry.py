@@ -12,6 +12,7 @@ themselves (`Entry.settings`) and are still read.
 from __future__ import annotations
 
 import base64
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,13 +58,16 @@ class _DecodedRecords:
 
     def __init__(self, capacity: int = 8192) -> None:
         self._capacity = capacity
-        self._by_text: dict[str, Any] = {}
+        self._by_text: OrderedDict[str, Any] = OrderedDict()
 
     def remember(self, text: str, record: Any) -> None:
         """`record` is what `text` decodes to (it was just encoded to it)."""
-        if len(self._by_text) >= self._capacity:
-            self._by_text.clear()  # entries live seconds to minutes: no LRU needed
-        self._by_text[text] = record
+        by_text = self._by_text
+        if len(by_text) >= self._capacity:
+            # The oldest first: in a burst the entries still open are the recent ones (clearing
+            # everything had every open draft's results decoded again at its decision).
+            by_text.popitem(last=False)
+        by_text[text] = record
 
     def get(self, text: str, record_type: type[Any]) -> Any:
         record = self._by_text.get(text)

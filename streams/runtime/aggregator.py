@@ -335,7 +335,11 @@ class Aggregator(Flushing, DeadlineTimer):
 
     def _advance(self, entry: Entry) -> None:
         """Decide if the entry is complete or settled; store it."""
-        if entry.draft is not None:
+        results, paid = entry.results, self.paid
+        # early_evidence waits for every free reviewer first: while one has not answered, it
+        # would say so, after decoding the results so far (most events of a draft).
+        free_pending = any(name not in results and name not in paid for name in entry.expected)
+        if entry.draft is not None and not free_pending:
             evidence = early_evidence(
                 entry.counted_results(), entry.expected, self.paid, self.settings_versions.of(entry)
             )

@@ -150,7 +150,7 @@ def make_faust_app(config: StreamConfig, group: str, *, web: bool = False) -> Wo
         # One producer carries every role's writes: let them gather for a few milliseconds, so
         # a burst travels in a few large produce requests instead of one per message (each
         # request costs the worker and the broker; measured in bench/bench_stream.py).
-        producer_linger=0.005,
+        producer_linger=config.broker_linger,
         producer_max_batch_size=256 * 1024,
         stream_wait_empty=False,  # see WorkerApp
         # Decode an event once for all the channels of its topic, and take events already

@@ -88,6 +88,9 @@ class StreamConfig:
     decided_retention_seconds: float = 7 * 24 * 3600.0
     """How long a decided draft version stays in the table, so duplicate and late results are
     recognised as such. After that, the entry is dropped from the table."""
+    aggregator_flush_seconds: float = 0.01
+    """How long the aggregator lets table changes gather before a flush writes them (a decision
+    waits this long longer; a draft's entry is written about once instead of once per result)."""
     table_store: str = "memory://"
     """Faust table store: memory:// (rebuilt from the changelog at start) or rocksdb://."""
 
@@ -101,6 +104,8 @@ class StreamConfig:
     broker_rebalance_timeout: float = 30.0
     broker_request_timeout: float = 40.0
     broker_commit_interval: float = 1.0
+    broker_linger: float = 0.005
+    """How long the worker's one producer lets writes gather into a request (seconds)."""
     broker_fetch_wait: float = 1.5
     """Longest the broker holds a fetch with no new data (seconds; 1.5: what Faust uses). A short
     wait bounds how long a record waits behind a fetch already in flight
@@ -168,6 +173,8 @@ class StreamConfig:
             "broker_fetch_wait",
         ):
             _check(getattr(self, name) > 0, name, getattr(self, name))
+        for name in ("broker_linger", "aggregator_flush_seconds"):
+            _check(0 <= getattr(self, name) <= 1, name, getattr(self, name), "must be 0-1 s")
         _check(bool(self.bootstrap_servers.strip()), "bootstrap_servers", self.bootstrap_servers)
         problem = _bootstrap(self.bootstrap_servers)
         _check(not problem, "bootstrap_servers", self.bootstrap_servers, problem or "")

@@ -69,14 +69,14 @@ async def send_record(
 async def send_encoded(
     topic: faust.TopicT,
     key: str | bytes | None,
-    value: bytes,
+    value: bytes | None,
     headers: list[tuple[str, bytes]],
     *,
     partition: int | None = None,
 ) -> Any:
     """`send_record` for a record already encoded by the codec (e.g. a decision the aggregator
-    stored as its wire bytes): published as it is (on `partition`, when given: else by key).
-    Returns the delivery future."""
+    stored as its wire bytes): published as it is (on `partition`, when given: else by key; None:
+    a tombstone). Returns the delivery future."""
     producer = await topic.app.maybe_start_producer()
     return await producer.send(
         topic.get_topic_name(),

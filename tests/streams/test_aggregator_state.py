@@ -4,6 +4,7 @@ trip (what the changelog stores), and input offsets decide which events are appl
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from faust.types import TP
@@ -285,7 +286,7 @@ def test_stored_results_are_decoded_once_and_always_by_their_stored_text(monkeyp
     assert decoded == [ReviewerResult, ReviewerResult]
 
 
-def test_entries_name_their_settings_by_version_stored_once_per_partition():
+async def test_entries_name_their_settings_by_version_stored_once_per_partition():
     from types import SimpleNamespace
 
     from streams.runtime._aggregator_table import SettingsVersions
@@ -298,17 +299,18 @@ def test_entries_name_their_settings_by_version_stored_once_per_partition():
             self._key_partition: dict = {}
 
     sent: list[tuple[int, str]] = []
-    table = SimpleNamespace(
-        data=MemoryStore(),
-        send_changelog=lambda partition, key, value, **kw: sent.append((partition, key)),
-    )
+
+    async def write_changelog(partition: int, key: str, value: Any) -> None:
+        sent.append((partition, key))
+
+    table = SimpleNamespace(data=MemoryStore(), write_changelog=write_changelog)
     holder = SettingsVersions(TableCache(table))
     before, after = Settings(), Settings(qa_aggregate_timeout_seconds=5.0)
     assert holder.store(before, 3) == before.version()
     assert holder.store(Settings(), 3) == before.version()  # equal: reused
     assert holder.store(Settings(), 4) == before.version()
     assert holder.store(after, 3) == after.version()
-    holder.cache.flush()
+    await holder.cache.flush()
     # Each version's values once per table partition, next to the entries that name them.
     assert sorted(sent) == sorted(
         [(3, settings_key(before.version(), 3)), (4, settings_key(before.version(), 4)),

@@ -50,3 +50,57 @@ def test_many_changes_to_few_keys_keep_the_heap_small_and_the_answers_right():
         due.set(f"k{n % 3}", float(n), n % 3)
     assert len(due._heap) <= 4 * 3 + 1024 + 1
     assert due.take_due(1e9) == [("k1", 1), ("k2", 2), ("k0", 0)]  # last set: 9997, 9998, 9999
+
+
+async def test_the_timer_nudges_an_unpublished_decision_unless_the_flusher_is_publishing_it():
+    import asyncio
+    from types import SimpleNamespace
+    from typing import Any
+
+    from faust.types import TP
+
+    from streams.runtime._cache import TableCache
+    from streams.runtime.aggregator import Aggregator
+    from streams.runtime.config import StreamConfig
+
+    config = StreamConfig(drafts_topic="t.drafts", aggregator_tick_seconds=1.0)
+    recovered = asyncio.Event()
+    recovered.set()
+
+    async def nothing(*args: Any) -> None:
+        return None
+
+    nudged: list[bytes] = []
+
+    async def send(key: bytes, value: bytes, partition: int) -> None:
+        nudged.append(key)
+
+    store = SimpleNamespace(data={}, _key_partition={})
+    aggregator: Any = Aggregator.__new__(Aggregator)
+    aggregator.app = SimpleNamespace(
+        tables=SimpleNamespace(recovery=SimpleNamespace(completed=recovered)),
+        rebalancing=False,
+        in_recovery=False,
+        consumer=SimpleNamespace(assignment=lambda: {TP("t.drafts", 0)}),
+        consumer_generation_id=1,
+    )
+    aggregator.config = config
+    aggregator.parker = SimpleNamespace(forget=lambda inputs: None)
+    aggregator.offsets = SimpleNamespace(resync=nothing, reseek_stalled=nothing)
+    aggregator.cache = TableCache(SimpleNamespace(data=store))
+    aggregator.due = DueTimes()
+    aggregator._due_view = None
+    aggregator._nudged = {}
+    aggregator._inputs = {"t.drafts", "t.reviews"}
+    aggregator.nudges = SimpleNamespace(send=send)
+    aggregator.clock = lambda: 1000.0
+    decided = {"partition": 0, "created_at": 900.0, "decision": "x", "decided_at": 990.0}
+    for key in ("queued:1", "stranded:1"):
+        store.data[key] = {**decided, "published": False}
+    # "queued:1" waits for the flush that publishes it; "stranded:1" (e.g. read back from the
+    # changelog after a crash) has nobody publishing it: only it is nudged.
+    aggregator._publishing = {"queued:1"}
+    assert await aggregator.scan() == 1 and nudged == [b"stranded:1"]
+    aggregator._publishing = set()  # the flush failed: the agent restarted, nothing queued
+    aggregator.clock = lambda: 1010.0
+    assert await aggregator.scan() == 2 and nudged[1:] == [b"queued:1", b"stranded:1"]

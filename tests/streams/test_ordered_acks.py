@@ -141,3 +141,39 @@ async def test_decided_versions_cancel_tracked_reviews_and_forget_the_oldest():
     decided.add(("e", 1))
     decided.add(("f", 1))
     assert ("d", 1) not in decided and ("e", 1) in decided and ("f", 1) in decided
+
+
+async def test_a_batchs_drafts_are_reviewed_concurrently_within_the_slots_in_few_tasks():
+    from typing import Any
+
+    from streams.runtime.reviewer_agents import ReviewerAgent
+
+    agent: Any = ReviewerAgent.__new__(ReviewerAgent)
+    agent.concurrency = 3
+    agent._slots = asyncio.Semaphore(3)
+    slow = asyncio.get_running_loop().create_future()
+    running: list[int] = []
+    most = 0
+    done: list[int] = []
+
+    async def review_and_send(draft: int) -> Any:
+        nonlocal most
+        running.append(draft)
+        most = max(most, len(running))
+        if draft == 0:
+            await slow  # a slow first draft holds one slot, not the batch
+        else:
+            await asyncio.sleep(0)
+        running.remove(draft)
+        done.append(draft)
+        return None if draft == 5 else (f"result {draft}", [], None)  # 5: a bad draft
+
+    agent._review_and_send = review_and_send
+    reviewing = asyncio.ensure_future(agent._review_all(list(range(10))))
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert sorted(done) == list(range(1, 10)) and not reviewing.done()
+    slow.set_result(None)
+    sent = await reviewing
+    assert most == 3
+    assert sent == [None if n == 5 else (f"result {n}", [], None) for n in range(10)]

@@ -30,7 +30,7 @@ class Changelog:
         self.sent: list[tuple[int, str, Any]] = []
         self.futures: list[asyncio.Future[None]] = []
 
-    def send_changelog(self, partition: int, key: str, value: Any, **kwargs: Any) -> Any:
+    async def write_changelog(self, partition: int, key: str, value: Any) -> Any:
         self.sent.append((partition, key, value))
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.futures.append(fut)
@@ -52,7 +52,7 @@ async def test_each_key_is_written_once_per_flush_offsets_last_and_reads_see_pen
     cache.set("__offsets__:qa.drafts:1", 1, {"next": 5}, last=True)
     assert cache.get("d:1") == {"results": 2}  # pending, not in the store yet
     assert table.data.data == {} and len(cache) == 3
-    assert cache.flush() == table.futures
+    assert await cache.flush() == table.futures
     assert table.sent == [
         (1, "d:1", {"results": 2}),
         (2, "e:1", {"results": 1}),
@@ -60,11 +60,11 @@ async def test_each_key_is_written_once_per_flush_offsets_last_and_reads_see_pen
     ]
     assert table.data.data["d:1"] == {"results": 2}
     assert table.data._key_partition == {"d:1": 1, "e:1": 2, "__offsets__:qa.drafts:1": 1}
-    assert cache.flush() == [] and len(cache) == 0  # nothing changed since
+    assert await cache.flush() == [] and len(cache) == 0  # nothing changed since
     cache.delete("d:1", 1)
     assert cache.get("d:1") is None
     assert dict(cache.items()) == {"e:1": {"results": 1}, "__offsets__:qa.drafts:1": {"next": 5}}
-    cache.flush()
+    await cache.flush()
     assert table.sent[-1] == (1, "d:1", None) and "d:1" not in table.data.data
     cache.set("e:1", 2, {"results": 9})
     cache.discard()  # an agent that crashed: its unflushed changes are dropped
@@ -137,7 +137,7 @@ async def test_a_failed_changelog_write_acks_nothing_and_stops_the_flusher():
     await acks.close()
 
 
-def test_the_offsets_view_writes_through_the_cache_after_the_entries():
+async def test_the_offsets_view_writes_through_the_cache_after_the_entries():
     from streams.runtime._aggregator_table import OffsetsView
 
     table: Any = SimpleNamespace(data=MemoryStore())
@@ -148,6 +148,58 @@ def test_the_offsets_view_writes_through_the_cache_after_the_entries():
     assert view.get("__offsets__:qa.drafts:3") == {"next": 1}
     assert list(view) == ["__offsets__:qa.drafts:3"]
     sent: list[str] = []
-    table.send_changelog = lambda partition, key, value, **kw: sent.append(f"{partition}/{key}")
-    cache.flush()
+
+    async def write_changelog(partition: int, key: str, value: Any) -> None:
+        sent.append(f"{partition}/{key}")
+
+    table.write_changelog = write_changelog
+    await cache.flush()
     assert sent == ["3/d:1", "3/__offsets__:qa.drafts:3"]
+
+
+async def test_changelog_writes_go_straight_to_the_producer_as_faust_would_serialize_them():
+    from faust.serializers import codecs
+
+    from streams.runtime._aggregator_table import DurableTable
+
+    sent: list[dict[str, Any]] = []
+    delivered: list[asyncio.Future[Any]] = []
+
+    class Producer:
+        async def send(self, topic: str, key: Any, value: Any, **kwargs: Any) -> Any:
+            sent.append({"topic": topic, "key": key, "value": value, **kwargs})
+            fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            delivered.append(fut)
+            return fut
+
+    async def producer() -> Producer:
+        return Producer()
+
+    persisted: list[tuple[Any, int]] = []
+
+    class RocksStore:  # what write_changelog reads of Faust's RocksDB store
+        _db_for_partition = None
+
+        def set_persisted_offset(self, tp: Any, offset: int) -> None:
+            persisted.append((tp, offset))
+
+    table: Any = DurableTable.__new__(DurableTable)
+    table._changelog_topic = SimpleNamespace(
+        app=SimpleNamespace(maybe_start_producer=producer), get_topic_name=lambda: "t.changelog"
+    )
+    table._data = RocksStore()
+    value = {"key": "d\u00e9:1", "results": {"critic": "AAE="}, "deadline": 1764651234.123456}
+    first = await table.write_changelog(4, "d\u00e9:1", value)
+    second = await table.write_changelog(4, "gone:1", None)  # a deletion: a tombstone
+    assert [(s["topic"], s["partition"], s["headers"]) for s in sent] == [
+        ("t.changelog", 4, [])
+    ] * 2
+    # What Faust's recovery reads back with the table's json serializer.
+    assert codecs.loads("json", sent[0]["key"]) == "d\u00e9:1"
+    assert codecs.loads("json", sent[0]["value"]) == value
+    assert sent[1]["value"] is None and codecs.loads("json", sent[1]["key"]) == "gone:1"
+    first.set_result(SimpleNamespace(topic_partition=("t.changelog", 4), offset=41))
+    second.set_exception(RuntimeError("refused"))  # not delivered: no offset recorded
+    await settle()
+    assert persisted == [(("t.changelog", 4), 41)]
+    second.exception()

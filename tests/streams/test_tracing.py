@@ -1,3 +1,4 @@
+import pytest
 from opentelemetry import trace
 
 from schemas import DraftSubmitted
@@ -46,3 +47,34 @@ def test_missing_or_malformed_traceparent_starts_a_new_trace(spans):
             assert s.get_span_context().is_valid
     assert tracing.link_from_traceparent(None) is None
     assert tracing.link_from_traceparent("nonsense") is None
+
+
+VALID = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+CARRIERS = [
+    [],
+    [("traceparent", VALID.encode())],
+    [(b"traceparent", VALID.encode()), ("tracestate", b"vendor=1,other=two")],
+    {"traceparent": VALID.encode(), "x-other": b"kept out"},
+    [("traceparent", b"00-00000000000000000000000000000000-b7ad6b7169203331-01")],  # zero id
+    [("traceparent", b"")],
+    [("traceparent", b"   ")],
+    [("traceparent", b"\x00" * 55)],
+    [("traceparent", bytes(range(256)))],
+    [("traceparent", b"0" * (2 * 1024 * 1024))],
+    [("traceparent", "\ud800".encode("utf-8", "surrogatepass"))],
+    [("traceparent", b"[" * 10_000 + b"]" * 10_000)],
+    [("tracestate", b"vendor=1")],  # a state without a parent
+]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("headers", CARRIERS, ids=range(len(CARRIERS)))
+def test_passed_on_is_what_a_non_recording_child_span_injects(headers):
+    # What the reviewers and the decision publish when no SDK records spans (tracing.recording):
+    # the API's no-op tracer makes the child span, and it injects its parent's context.
+    with trace.NoOpTracer().start_as_current_span("child", context=tracing.extract(headers)):
+        injected = tracing.inject()
+    assert tracing.passed_on(headers) == injected
+    assert tracing.passed_on(headers) == injected  # remembered: the same again
+    span_context = trace.get_current_span(tracing.extract(headers)).get_span_context()
+    assert tracing.traceparent_of(headers) == tracing.current_traceparent_for(span_context)
