@@ -193,7 +193,7 @@ async def _drain(
             error = message.error()
             if error is not None:
                 if error.code() == eof:
-                    remaining.discard(tp)  # at its end: past the end it had (compaction)
+                    remaining.discard(tp)  # at its end (compaction, a transaction marker)
                     continue
                 raise CommandError(f"reading {tp[0]}[{tp[1]}] failed: {error.str()}")
             append, decode, end = sinks[tp]

@@ -99,3 +99,25 @@ async def test_an_empty_partition_beside_a_full_one_ends_the_read(
     assert read.counts == {topic: 3}
     assert [len(read.events[(topic, p)]) for p in range(3)] == [len(decisions), 0, 0]
     assert progress[0] == (0, len(decisions)) and progress[-1] == (len(decisions),) * 2
+
+
+async def test_a_partition_ending_on_a_transaction_marker_is_read_to_its_end(
+    kafka_bootstrap, unique_topics, create_topics
+) -> None:
+    """Events written in a committed transaction: the partition's last offset is the commit
+    marker, which no event carries; the reading ends there (librdkafka's end-of-partition
+    event), with every event, instead of waiting for an offset that never comes."""
+    (topic,) = await create_topics(unique_topics("qa.decisions"), partitions=1)
+    decisions = (await make_history(6)).decisions
+    producer = AIOKafkaProducer(
+        bootstrap_servers=kafka_bootstrap, transactional_id=f"tx-{topic}", enable_idempotence=True
+    )
+    await producer.start()
+    try:
+        async with producer.transaction():
+            for decision in decisions:
+                await producer.send(topic, encode(decision), key=b"k", partition=0)
+    finally:
+        await producer.stop()
+    read = await read_partitions(kafka_bootstrap, {topic: QADecision})
+    assert [d.decision_id for d in read.events[(topic, 0)]] == [d.decision_id for d in decisions]
