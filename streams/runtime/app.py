@@ -362,7 +362,4 @@ def _audit_lane(app: WorkerApp, stream: MultiQA) -> AuditLane:
         write,
         refused=(SinkError,),
         owned=lambda tp: tp in app.consumer.assignment(),
-        # Messages delivered and not yet acked: valid work the agents are doing (the screen
-        # acks the dead letters and bad events itself; they are never delivered).
-        busy=lambda: bool(app.consumer.unacked),
     )

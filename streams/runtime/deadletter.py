@@ -55,7 +55,6 @@ SOURCE_HEADER = "multiqa-source"
 # clocks differ; a record is always read, hence parked, after it was produced).
 LEDGER_MARGIN_SECONDS = 300.0
 _BACKOFF = Backoff(initial=0.5, factor=2.0, cap=5.0)
-_DEFER_POLL = 0.02  # how often a deferred audit write looks whether the agents are done
 
 
 def _traced(headers: Any) -> bool:
@@ -303,14 +302,7 @@ class AuditLane:
     audit row). Instead, once `max_backlog` records wait, the dead-letter partitions that
     brought them are paused (Faust's `pause_partitions`: the consumer stops asking for them, the
     others flow on) and resumed when the backlog is down to one statement. What waits in memory
-    is bounded by `max_backlog` plus one fetch.
-
-    The valid events come first. While `busy()` (the worker's agents hold messages they have not
-    finished), a write is put off, up to `max_defer` seconds after the lane took its first
-    record or until the backlog reaches `max_backlog`: the audit rows are a copy of what the
-    dead-letter topic holds already, the drafts queued behind a flood are what someone waits
-    for, and on a machine with few cores the lane and PostgreSQL took a share of the CPU those
-    drafts needed (bench/bench_flood.py)."""
+    is bounded by `max_backlog` plus one fetch."""
 
     def __init__(
         self,
@@ -320,11 +312,9 @@ class AuditLane:
         *,
         refused: tuple[type[BaseException], ...] = (),
         owned: Callable[[TP], bool] = lambda tp: True,
-        busy: Callable[[], bool] = lambda: False,
         max_batch: int = 2000,
         max_backlog: int = 4000,
         linger: float = 0.05,
-        max_defer: float = 5.0,
     ) -> None:
         self.topic = topic
         self.schema = schema
@@ -334,9 +324,6 @@ class AuditLane:
         self.max_batch = max_batch
         self.max_backlog = max_backlog
         self.linger = linger
-        self.busy = busy
-        self.max_defer = max_defer
-        self.deferred = 0  # writes put off for the valid events at least once
         self.written = 0
         self.skipped = 0  # bad records on the dead-letter topic (logged, never parked)
         self.backlog = 0  # records put and not yet written
@@ -369,8 +356,7 @@ class AuditLane:
         loop = asyncio.get_running_loop()
         while True:
             items = [await self._queue.get()]
-            taken = loop.time()
-            until = taken + self.linger
+            until = loop.time() + self.linger
             while sum(len(r) for _, _, r in items) < self.max_batch:
                 left = until - loop.time()
                 if left <= 0:
@@ -380,20 +366,8 @@ class AuditLane:
                         items.append(await self._queue.get())
                 except TimeoutError:
                     break
-            await self._defer(taken + self.max_defer)
             await self._write_and_ack(items)
             del items  # nothing of a flood stays referenced while the lane waits (_heap)
-
-    async def _defer(self, until: float) -> None:
-        """Wait while the agents are busy (class docstring), at most until `until`."""
-        loop = asyncio.get_running_loop()
-        if not self.busy() or self.backlog >= self.max_backlog:
-            return
-        self.deferred += 1
-        while True:  # polled: `busy` is a state of Faust's consumer, with no event to wait on
-            if not self.busy() or self.backlog >= self.max_backlog or loop.time() >= until:
-                return
-            await asyncio.sleep(_DEFER_POLL)
 
     async def _write_and_ack(self, items: list[tuple[Any, TP, list[Any]]]) -> None:
         await self._write(items)
