@@ -137,7 +137,10 @@ class Flushing:
             # byte, whenever it is published, without encoding it again.
             encoded = entry.decision_bytes()
             assert encoded is not None
-            fut = await send_encoded(self.topics.decisions, decision.draft_id, encoded, headers)
+            # On the draft's partition, as its results (streams.runtime.reviewer_agents).
+            fut = await send_encoded(
+                self.topics.decisions, decision.draft_id, encoded, headers, partition=partition
+            )
             sent.append((key, partition, fut))
         for _, _, fut in sent:
             await fut

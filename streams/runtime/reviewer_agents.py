@@ -69,8 +69,8 @@ _DECIDED_MEMORY = 100_000
 _PUBLISH_RETRY = RetryPolicy(Backoff(initial=0.5, factor=2.0, cap=10.0))
 
 Handler = Callable[[EventT[Any]], Awaitable[None]]
-# A result, its trace headers, and its delivery future (None: the first send failed).
-Sent = tuple[ReviewerResult, tracing.KafkaHeaders, Any]
+# A result, its trace headers, its delivery future (None: the first send failed) and partition.
+Sent = tuple[ReviewerResult, tracing.KafkaHeaders, Any, int | None]
 DraftKey = tuple[str, int]
 
 
@@ -286,16 +286,21 @@ class ReviewerAgent:
                     span.set_attribute("multiqa.status", str(result.status))
                     span.set_attribute("multiqa.score", result.score)
                     headers = tracing.inject()
+        # On the draft's partition (the topics are co-partitioned): where the aggregator keeps the
+        # draft's entry whatever partitioner its writer used, and no key hashing per result.
+        partition = event.message.partition
         try:
-            future = await send_record(self.topics.reviews, result.draft_id, result, headers)
+            future = await send_record(
+                self.topics.reviews, result.draft_id, result, headers, partition=partition
+            )
         except Exception:  # CodecError, a producer restarting: `publish` handles it below
             future = None
-        return result, headers, future
+        return result, headers, future, partition
 
     async def _delivered(self, sent: list[Sent]) -> None:
         """Wait until the broker has every result; one the codec or the broker refused goes
         through `publish` (an error result for an invalid one, retries for a refused one)."""
-        for result, headers, future in sent:
+        for result, headers, future, partition in sent:
             published = None
             if future is not None:
                 try:
@@ -306,7 +311,7 @@ class ReviewerAgent:
                 except Exception:  # refused by the broker: retried by `publish`
                     published = None
             if published is None:
-                published = await self.publish(result, headers)
+                published = await self.publish(result, headers, partition)
             record_result(published)
             self.reviewed += 1
 
@@ -344,18 +349,20 @@ class ReviewerAgent:
         return await run_reviewer(spec, draft, settings, self.deps)
 
     async def publish(
-        self, result: ReviewerResult, headers: tracing.KafkaHeaders
+        self, result: ReviewerResult, headers: tracing.KafkaHeaders, partition: int | None = None
     ) -> ReviewerResult:
-        """Publish and wait for the broker; a result the codec refuses becomes an error result
-        (the reviewer still answers); a broker refusing it is retried until it takes it.
-        Returns the result published."""
+        """Publish (on `partition`, else by key) and wait for the broker; a result the codec
+        refuses becomes an error result (the reviewer still answers); a broker refusing it is
+        retried until it takes it. Returns the result published."""
         replaced = False
 
         async def send() -> None:
             nonlocal result, replaced
             try:
                 # The codec validates as it encodes (before anything is queued).
-                fut = await send_record(self.topics.reviews, result.draft_id, result, headers)
+                fut = await send_record(
+                    self.topics.reviews, result.draft_id, result, headers, partition=partition
+                )
             except CodecError as exc:
                 if replaced:
                     raise  # the error result itself is refused: a bug, not the reviewer's
@@ -367,7 +374,9 @@ class ReviewerAgent:
                     version=result.version,
                     produced_at=result.produced_at,
                 )
-                fut = await send_record(self.topics.reviews, result.draft_id, result, headers)
+                fut = await send_record(
+                    self.topics.reviews, result.draft_id, result, headers, partition=partition
+                )
             await fut
 
         def retrying(attempt: int, exc: BaseException, delay: float) -> None:

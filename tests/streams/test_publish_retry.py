@@ -27,7 +27,7 @@ class Reviews:
         self.sent: list[ReviewerResult] = []
 
     async def send(
-        self, topic: Any, key: str, value: ReviewerResult, headers: Any
+        self, topic: Any, key: str, value: ReviewerResult, headers: Any, partition: Any = None
     ) -> asyncio.Future[None]:
         if self.failures:
             raise self.failures.pop(0)
