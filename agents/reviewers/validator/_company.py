@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
+from agents.reviewers.validator import _company_named
 from agents.reviewers.validator._core import Context, Hit, rule
 from agents.reviewers.validator._text import phrase_matches, phrases
 from agents.values import split_list
@@ -28,10 +29,12 @@ _WORDS = {
     **{"fourteen": 14, "fifteen": 15},
     **{"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "a dozen": 12},
     **{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "a hundred": 100, "a decade": 10},
+    **{"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90},
     **{"two decades": 20, "three decades": 30, "decades": 20, "a century": 100},
 }
 _N = r"(?:\d[\d,]{0,9}|a dozen|a hundred|a decade|two decades|three decades|decades|a century|" + (
-    r"(?:twenty|thirty|forty|fifty)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+    r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
     r"|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|ten|one|two"
     r"|three|four|five|six|seven|eight|nine)"
 )
@@ -186,6 +189,14 @@ _CLAIMS = phrases(
         r"|let|allows|came|grew|hit)(?![a-z])",
     ),
     ("raised", r"we(?: recently)? raised (?P<money>[$\u20ac\u00a3]\d)"),
+    # money moved through the company, in its voice anywhere in the sentence: "Acme makes one
+    # automatically and processed over \u00a3300 million for freelancers last year"
+    (
+        "processed handled paid collected moved transferred invoiced billed",
+        r"(?:processed|handled|paid out|collected|moved|transferred|invoiced|billed) "
+        rf"{_MORE}(?P<handled>[$\u20ac\u00a3]\d[\d,.]*(?: ?(?:million|billion|thousand|[mbk]n?))?)"
+        r"(?![\w])",
+    ),
     # "we doubled our revenue", "Acme tripled its annual sales"
     (
         "doubled tripled quadrupled grew increased boosted",
@@ -288,11 +299,14 @@ def unknowable_company_claim(ctx: Context) -> Iterator[Hit]:
             if why is not None:
                 yield Hit(before.start(), match.end(), why)
     if ctx.has_any(_ONE_OF_OUR_GATE):
+        yield from _company_named.clients_in_apposition(ctx, _clients)
         for match in _ONE_OF_OUR.finditer(ctx.lower):
             name = _NAME_BEFORE.search(ctx.prose, max(0, match.start() - 60), match.start())
             why = _clients([name.group(0)], ctx) if name is not None else None
             if name is not None and why is not None:
                 yield Hit(name.start(), match.end(), why)
+    if ctx.has_any(_company_named.ASKED_US_GATE):
+        yield from _company_named.organisations_served(ctx, _clients)
     for match in _TITLE_YEARS.finditer(ctx.title.lower()):
         why = _age(_number(match.group("years")), None, ctx)
         if why is not None:
@@ -351,6 +365,10 @@ def _judge(match: re.Match[str], ctx: Context, article: str | None = None) -> st
         )
     if "volume" in groups:
         return "company volumes the writer cannot know"
+    if "handled" in groups:
+        if not _company_voice(match, ctx):
+            return None  # "the scheme paid out \u00a32 million": not the company's books
+        return f"money the company handled, which the writer cannot know: {groups['handled']!r}"
     if "team" in groups:
         size = _number(groups["team"])
         known = settings.company_team_size

@@ -265,7 +265,11 @@ def _compiled(company: str) -> tuple[tuple[frozenset[str], re.Pattern[str]], ...
 
 # "More than 300 teams use ...": the count before the verb, found after the verb (a literal).
 _COUNTED_BEFORE = re.compile(
-    rf"(?<![\w-]){_MORE}{_N}{_SCALE} (?:[\w-]+ ){{0,2}}?{_WHO} (?:now |already |today )?$"
+    # whoever they are: "900 practices", "300 teams"
+    rf"(?<![\w-]){_MORE}{_N}{_SCALE} (?:[\w-]+ ){{0,2}}?(?:{_WHO}|[a-z-]{{2,20}}s)"
+    # where they are: "2,000 businesses across Europe run on ..."
+    r"(?: (?:across|in|around|from|throughout) (?:the )?[\w-]+(?: [\w-]+)?)?"
+    r" (?:now |already |today )?$"
 )
 
 

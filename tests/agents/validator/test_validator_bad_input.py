@@ -88,6 +88,8 @@ ADVERSARIAL: dict[str, list[str]] = {
         repeat("our founder started the company in "),
         repeat("as the top-rated agency, "),
         repeat("our studio in "),
+        repeat("1 aa across the bb now use "),
+        repeat("1 " + "a-" * 40 + "s use us "),
     ],
     "first_person_anecdote": [
         repeat("i was "),
@@ -117,6 +119,12 @@ ADVERSARIAL: dict[str, list[str]] = {
         repeat(", one of our clients"),
         repeat("A " * 30 + ", one of our clients"),
         repeat("our 15 years of experience "),
+        repeat("our a a a clients, "),
+        repeat("our clients, The A B, "),
+        repeat("Aa Bb cc dd hired us to "),
+        repeat("A " * 30 + "asked us to "),
+        repeat("processed over \u00a31 "),
+        repeat("a team of sixty-"),
     ],
     "vague_attribution": [
         repeat("studies show "),

@@ -101,6 +101,8 @@ COMPANY_INPUTS = {
     **INPUTS,
     "company name run": "the cto at acme labs says " * 80_000,
     "company name run, capitalised": "At Acme Labs, we " * 100_000,
+    "clients in apposition": "our clients, Pine & Co and the Big Co, " * 40_000,
+    "hired us run": "The Big Four hired us to " * 60_000,
 }
 
 
