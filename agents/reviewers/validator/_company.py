@@ -205,10 +205,14 @@ _CLAIMS = phrases(
         r"(?P<money>revenues?|profits?|margins?|sales|arr|mrr|turnover|earnings)(?![a-z])",
     ),
     (
-        "helped served trained supported worked",
-        rf"(?:we|{{company}})(?:{_A}ve| have| has)? (?:helped|served|worked with|trained|supported)"
-        rf" {_MORE}(?P<volume>\d[\d,]{{0,9}})\+? (?:clients|customers|companies|businesses"
-        r"|students|people|brands|teams|organi[sz]ations|users)(?![a-z])",
+        "helped served trained supported support supports worked work works",
+        rf"(?:we|{{company}})(?:{_A}ve| have| has)? (?:helped|served|worked with|work with"
+        r"|works with|trained|supported|support|supports)"
+        rf" {_MORE}(?P<volume>\d[\d,]{{0,9}}|dozens of|hundreds of|thousands of)\+?"
+        r" (?:[a-z-]{2,20} )?(?:clients|customers"
+        r"|companies|businesses|students|people|brands|teams|organi[sz]ations|users|schools"
+        r"|charities|clinics|practices|councils|hospitals|shops|retailers|firms|agencies"
+        r"|universities|colleges|nurseries|surgeries)(?![a-z])",
     ),
     (
         "processed handled served shipped delivered",

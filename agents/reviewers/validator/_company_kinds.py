@@ -73,9 +73,12 @@ _KINDS = phrases(
         r"|branch(?:es)?|locations|hubs?|headquarters)(?: in| across| on) )",
     ),
     (
-        "office studio hub headquarters",
-        rf"(?P<office>(?:our|{{company}}{_A}s) (?P<place>[a-z][a-z-]+) (?:office|studio|hub"
-        r"|headquarters)(?: (?:opened|is|was|has|in))(?![a-z]))",
+        "office offices studio studios hub hubs headquarters",
+        # "our Lisbon office opened", "from our London offices": a place before the office is
+        # enough (checked capitalised below), whatever follows, bar "office hours" and the like
+        rf"(?P<office>(?:our|{{company}}{_A}s) (?P<place>[a-z][a-z-]+)(?: and [a-z][a-z-]+)?"
+        r" (?:offices?|studios?|hubs?"
+        r"|headquarters)(?![a-z])(?! (?:hours|chair|chairs|space|supplies|party|suite|app)))",
     ),
     # a metric of the company named, then its value: "our NPS score is 72"
     (

@@ -88,6 +88,7 @@ ADVERSARIAL: dict[str, list[str]] = {
         repeat("our founder started the company in "),
         repeat("as the top-rated agency, "),
         repeat("our studio in "),
+        repeat("our Aa and Bb studios "),
         repeat("1 aa across the bb now use "),
         repeat("1 " + "a-" * 40 + "s use us "),
     ],
@@ -125,6 +126,7 @@ ADVERSARIAL: dict[str, list[str]] = {
         repeat("A " * 30 + "asked us to "),
         repeat("processed over \u00a31 "),
         repeat("a team of sixty-"),
+        repeat("we work with 1 a-a "),
     ],
     "vague_attribution": [
         repeat("studies show "),

@@ -35,6 +35,8 @@ FLAGGED = [
     "> Fernhill Digital's invoicing tool processed over $12 million for sole traders in 2024.",
     "Our payments page handled more than \u00a35m for local charities, and we run it in-house.",
     "More than 900 practices across Scotland now use Fernhill Digital.",
+    "Designers from our Bristol and Cardiff offices share one review day.",
+    "These days we work with over 70 parish councils on their bookings.",
 ]
 CLEAN = [
     "We are a team of twelve, so every project has a named developer.",
@@ -45,6 +47,9 @@ CLEAN = [
     "The lottery fund paid out \u00a33 million to community groups last year.",
     "Our customers, mostly vets and printers, open the export in a spreadsheet.",
     "If you processed over $1 million last year, you may need to register for VAT.",
+    "Book a slot in our Zoom office hours on Fridays.",
+    "We work with two developers on call at weekends.",
+    "If you visit our London office, bring photo ID.",
 ]
 
 
