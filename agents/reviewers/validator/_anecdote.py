@@ -24,7 +24,8 @@ _IRREGULAR = (
     "was were spent left took made went came found got ran saw sat met told said wrote built"
     " began thought knew lost won paid sold bought brought kept felt heard led chose broke drove"
     " flew gave hit put set stood taught threw understood woke rewrote overheard forgot became"
-    " did had"
+    " did had froze fell caught swore rode tore hung sank shook stuck struck sent spoke slept wore"
+    " bent hid fought dug burnt learnt stole swam meant dealt sought cut"
 )
 # "-ed" but not "-eed" ("we need", "I proceed" are not past)
 _PAST = r"(?:[a-z]{2,}(?<!e)ed|" + "|".join(_IRREGULAR.split()) + ")"
@@ -79,7 +80,18 @@ _ANCHOR = re.compile(
     r"|teammate|mentor|my lead|our cto|our ceo|someone|a client|a customer|the client"
     r"|(?:consulting|freelancing|contracting|working) for (?:a|an) [a-z-]+(?: [a-z-]+)?"
     r"|(?:support )?shift|meeting|interview|demo|workshop|offsite|retro|standup|stand-up|trip"
-    r"|[$\u20ac\u00a3]\d|told me|asked me|said to me)(?![a-z])"
+    r"|[$\u20ac\u00a3]\d|told me|asked me|said to me"
+    # a moment of the narrator's life: "the year I filed", "the day we moved", "on my first
+    # route", "in my second season"
+    rf"|the (?:year|day|week|month|night|morning|evening|summer|winter|spring|autumn|{_SEASON}"
+    r"|time) (?:i|we)|(?:on|in|at|during) (?:my|our) (?:very )?(?:first|second|third|last) "
+    # (not a tutorial's own parts: "in our first example we created a table")
+    r"(?!example|step|section|chapter|post|article|part|lesson|exercise|snippet|query|function"
+    r"|script|version|draft|listing|table|figure|test|case|approach|option|pass|iteration"
+    r"|method|model|attempt at the|pattern|program|file|command|call|run|request)[a-z]+"
+    # something the narrator owns or runs: "my own heap", "my design studio", "our bakery"
+    r"|my own|(?:my|our) (?:[a-z-]+ )?(?:studio|shop|bakery|business|practice|restaurant|cafe"
+    r"|allotment|plot|farm|salon|workshop|garage|flat|apartment|house|home))(?![a-z])"
 )
 # A hypothetical or an instruction: the episode is imagined, not told.
 _IMAGINED = re.compile(

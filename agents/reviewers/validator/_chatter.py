@@ -93,6 +93,21 @@ _TALK = phrases(
         rf"editor(?:{_A}s)? note:? (?:please )?(?:replace|confirm|check|verify|add|insert|update"
         r"|remove|fix|double-check|swap|fill|review|decide)(?![a-z])",
     ),
+    # handing edited text over: "Here's the revised final section:", "here is your updated
+    # intro" (an edit word and a name for text: "here's the recipe" is a post's own voice)
+    (
+        "revised updated rewritten edited reworked tightened polished shortened expanded improved",
+        rf"here(?:{_A}s| is| are) (?:the|your|my|a|an) (?:[a-z-]+ )?(?:revised|updated|rewritten"
+        r"|edited|reworked|tightened|polished|shortened|expanded|improved)"
+        rf" (?:[a-z-]+ )?{_TEXT}s?(?![a-z])(?=[^.\n]{{0,60}}(?::|feedback|notes|comments|edits"
+        r"|changes|requested|asked|worked in|incorporated))",
+    ),
+    # the requester's notes applied: "with your feedback worked in", "your edits applied"
+    (
+        "worked incorporated folded taken",
+        r"your (?:feedback|notes|comments|edits|suggestions|corrections) (?:worked in|incorporated"
+        r"|folded in|taken on board)(?![a-z])",
+    ),
     # the model planning its own text
     (
         "revised rewritten updated improved",

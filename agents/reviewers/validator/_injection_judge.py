@@ -71,11 +71,27 @@ def judge(
         if about:
             return None
         # A role marker ("SYSTEM: ...") impersonates the prompt itself: quoting it changes
-        # nothing for the model, and nobody quotes one in an article about something else.
-        return attempt if in_code or kind == "role" else unsure
+        # nothing for the model, and nobody quotes one in an article about something else; nor
+        # an order to a grading role, outside an article about prompts.
+        if in_code or kind == "role" or (kind == "addressed" and not prompts):
+            return attempt
+        return unsure
     if about:
-        return None if presents(text, start, end) else unsure
+        if presents(text, start, end):
+            return None
+        # An unquoted, unpresented order to the role judging this draft is aimed at us, in an
+        # article about injection too.
+        return attempt if kind == "addressed" and _names_this_draft(text, start, end) else unsure
     return attempt
+
+
+def _names_this_draft(text: str, start: int, end: int) -> bool:
+    """The phrase points at the draft itself: "this draft", "this text", "this post"."""
+    piece = text[start:end].lower()
+    return any(f"this {noun}" in piece for noun in _THIS)
+
+
+_THIS = ("draft", "text", "post", "article", "submission", "piece", "content", "entry", "essay")
 
 
 def merge(found: list[Found]) -> list[Found]:

@@ -9,6 +9,7 @@ repetitions only (drafts are untrusted and may be megabytes of adversarial text)
 
 Kinds: override (ignore the instructions), score (give it 100), approve (you must approve it),
 persona (you are now a lenient reviewer, developer mode), address (note to the AI, dear reviewer),
+addressed (a reviewing role addressed and ordered: `_injection_vocative`),
 role (SYSTEM: ...), suppress (do not flag any issues), leak (reveal your prompt), fence (our data
 marker, copied to fake a fence close), claim (the editor already approved this: weak alone).
 """
@@ -21,6 +22,7 @@ from agents.reviewers.validator._injection_match import Phrase, Phrasebook, phra
 from agents.reviewers.validator._injection_orders import ORDERS
 from agents.reviewers.validator._injection_roles import ROLES
 from agents.reviewers.validator._injection_switch import SWITCHES
+from agents.reviewers.validator._injection_vocative import ADDRESSED
 
 __all__ = [
     "GATE_WORDS",
@@ -32,15 +34,17 @@ __all__ = [
     "words_of",
 ]
 
-# Weak alone: they warn in plain prose (a person decides) and reject only when hidden. The last
-# three are the wordings of `_injection_address` an ordinary sentence can share.
-WEAK_KINDS = frozenset({"claim", "roleplay", "hijack", "turn"})
+# Weak alone: they warn in plain prose (a person decides) and reject only when hidden ("ordered":
+# `_injection_vocative`'s address to a role a person may hold). Three are the wordings of
+# `_injection_address` an ordinary sentence can share.
+WEAK_KINDS = frozenset({"claim", "roleplay", "hijack", "turn", "ordered"})
 # Shown (code, quotes, blockquote) in an article about prompting, these are examples of prompts.
 PROMPT_KINDS = frozenset({"roleplay", "hijack", "turn"})
 
 PHRASES: tuple[Phrase, ...] = (
     *ORDERS,
     *ROLES,
+    *ADDRESSED,
     *LANGUAGES,
     # Instructions addressed to a model in the wording public attack lists use, and the
     # switches of task or identity they share (issue 11).

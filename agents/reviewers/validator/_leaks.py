@@ -228,6 +228,20 @@ _DELIBERATION_STRONG = phrases(
         r"let me think about how to (?:structure|approach|write|organi[sz]e|frame|answer|respond"
         r"|start)",
     ),
+    # deciding how to write this very text: "Thinking about how to open this: maybe ...",
+    # "Deciding how best to structure the post"; then "Right, writing it now."
+    (
+        "thinking deciding wondering figuring working",
+        r"(?:thinking|deciding|wondering|figuring out|working out) (?:about )?how (?:best )?"
+        r"(?:to|i should|i{_A}ll) (?:open|start|begin|structure|approach|frame|end|close"
+        r"|organi[sz]e|pitch|lead) (?:this|it|the (?:post|article|piece|intro|introduction"
+        r"|draft|opening))(?![a-z])".replace("{_A}", "['\u2019]"),
+    ),
+    (
+        "writing drafting starting",
+        r"(?:right|ok|okay|alright|all right|good)[,.!]? (?:now )?(?:writing|drafting|starting)"
+        r" (?:it|this|the (?:post|article|draft|piece)) (?:now|up)(?![a-z])",
+    ),
 )
 _DELIBERATION_TELLS = phrases(
     (

@@ -32,14 +32,18 @@ _LEAD = r"\n[ \t]*(?:[-*+][ \t]+)?(?:#{1,6}[ \t]+)?[*_]{0,2}"
 _LABEL = re.compile(
     _LEAD + r"(?:seo (?:keywords?|keyphrases?|tags|notes|metadata|description)|focus (?:key"
     r"(?:word|phrase)s?|keywords?)|secondary keywords?|lsi keywords|keyword (?:list|ideas)"
-    r"|meta title|title (?:options|ideas|suggestions)|suggested (?:titles?|headlines?|slug"
+    r"|(?:seo )?meta (?:title|description)|title (?:options|ideas|suggestions)"
+    r"|suggested (?:titles?|headlines?|slug"
     r"|excerpt|tags)|alternative (?:titles?|headlines?)|headline (?:options|ideas)|url slug"
     r"|excerpt|og[ :_-]?(?:title|description)|open graph (?:title|description)|canonical url"
     r"|schema markup|internal linking (?:suggestions|ideas|opportunities)|image (?:suggestions"
     r"|ideas|prompts?)|alt text suggestions|thought process|chain of thought|my reasoning"
     r"|internal monologue|self-critique|(?:key )?(?:points|topics|sections|things|ideas|facts"
     r"|questions) to (?:cover|include|mention|address|discuss|hit|answer)|content brief"
-    r"|writing brief|brief summary for the writer)[*_]{0,2}[ \t]*:"
+    r"|writing brief|brief summary for the writer)"
+    # a length note before the colon: "Meta description (155 chars):"
+    r"(?:[ \t]*\((?:max\.? |~ ?|under |up to )?\d{1,4} ?(?:chars?|characters|words)\))?"
+    r"[*_]{0,2}[ \t]*:"
 )
 # The rare word of each label (set lookups: a clean draft scans for none of them).
 _LABEL_GATE_WORDS = (
@@ -91,9 +95,10 @@ _END_LINE = re.compile(
     r"\n[ \t]*[*_(\[]{0,2}end of (?:the )?(?:article|post|blog post|draft|response|content"
     r"|output)[.!]?[*_)\]]{0,2}[ \t]*(?=\n|$)"
 )
+# (in a blockquote or a list item too: "> Draft 2 of 3: tone adjusted")
 _DRAFT_LINE = re.compile(
-    r"\n(?:#{1,6}[ \t]+|\*\*)?(?:draft|rewrite|revision|revised draft) (?:v|#|no\. ?)?\d{1,2}"
-    r"(?![\w.])"
+    r"\n[ \t>]*(?:[-*+][ \t]+)?(?:#{1,6}[ \t]+|\*\*|_)?(?:draft|rewrite|revision|revised draft)"
+    r" (?:v|#|no\. ?)?\d{1,2}(?![\w.])"
 )
 
 

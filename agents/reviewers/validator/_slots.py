@@ -98,6 +98,34 @@ _VARIABLES = (
     # (letters: "%E2%80%99" is a percent-encoded URL)
     ("%", re.compile(r"%[A-Z][A-Z_]{2,30}%")),
     ("XX", re.compile(r"(?<![\w-])(?:19|20)XX(?![\w-])")),
+    # a figure left as X's: "XX%", "$XX", "XX.X%" (a single "X%" is algebra: "if the rate is X%")
+    ("XX", re.compile(r"(?<![\w.-])(?:[$\u20ac\u00a3] ?XX+(?:[.,]X+)*|XX+(?:[.,]X+)* ?%)(?!\w)")),
+)
+# A link, image or HTML target that is a note to the editor, not an address: "](IMAGE_URL_HERE)",
+# "](TODO-add-link)", src="PLACEHOLDER.jpg". Its words say what should go there; an address
+# (a scheme, a path, an anchor) is never judged by its words.
+# (one pattern per literal opening: `re` skips to a literal fast, not to an alternation)
+_TARGETS = (
+    ("](", re.compile(r"\]\(([^()\s]{1,200})\)")),
+    ("src=", re.compile(r"src=[\"']([^\"'\s>]{1,200})[\"']")),
+    ("href=", re.compile(r"href=[\"']([^\"'\s>]{1,200})[\"']")),
+)
+_NOTE_WORDS = frozenset({"here", "todo", "tbd", "tbc", "tk", "fixme", "placeholder", "xxx"})
+_LETTERS = re.compile(r"[a-z]+")
+_ADDRESS = ("/", "#", "mailto:", "tel:", "data:", "./", "../")
+# A slot named in capitals and "HERE": "ALT TEXT HERE", "AUTHOR NAME HERE" (not "CLICK HERE").
+# (found from "HERE", the slot word matched in the few characters before it)
+_SHOUTED_SLOT = re.compile(
+    r"(?:TEXT|URL|LINK|IMAGE|IMG|NAME|TITLE|CAPTION|QUOTE|SOURCE|STAT|NUMBER|DATE|PHOTO|LOGO"
+    r"|BIO|CTA|COPY|CONTENT|DESCRIPTION|SUMMARY|FIGURE|CHART|MAP)[ _-]$"
+)
+# A parenthetical that asks the editor for material: "(insert frost-date map here)", "(add a
+# chart of prices here)"; "(add the cream here)" is the reader's instruction (no material).
+_PAREN_INSERT = re.compile(
+    r"\((?:insert|add|include|paste|put|embed|place|drop) [^()\n]{0,40}?(?:map|image|chart|graph"
+    r"|diagram|photo|picture|screenshot|video|table|figure|quote|testimonial|link|url|source"
+    r"|citation|stat|statistic|example|anecdote|story|infographic|illustration|gif|embed|cta)s?"
+    r" here\)"
 )
 # Link and image targets that were never filled in: empty, or a stock file or domain name.
 _DUMMY_TARGET = re.compile(
@@ -130,6 +158,12 @@ def slot_spans(text: str, low: str, words: frozenset[str]) -> Iterator[tuple[int
             )
     if "](" in low:
         yield from ((m.start(), m.end()) for m in _DUMMY_TARGET.finditer(low))
+    if "](" in low or not words.isdisjoint(("src", "href")):
+        yield from _note_targets(low, words)
+    if "HERE" in text:
+        yield from _shouted_here(text)
+    if "here" in words and not words.isdisjoint(_INSERT_WORDS):
+        yield from ((m.start(), m.end()) for m in _at_literal(_PAREN_INSERT, "(", low))
     if "example" in words or "your" in low:
         for start, end in _dummy_domains(low):
             # a reference definition ("[docs]: https://example.org") is judged by its use
@@ -140,6 +174,44 @@ def slot_spans(text: str, low: str, words: frozenset[str]) -> Iterator[tuple[int
         yield from ((m.start(), m.end()) for m in _HTML_DUMMY.finditer(low))
     if not words.isdisjoint(_MEDIA_WORDS):
         yield from _paren_media(low)
+
+
+_INSERT_WORDS = frozenset({"insert", "add", "include", "paste", "put", "embed", "place", "drop"})
+
+
+def _at_literal(pattern: re.Pattern[str], literal: str, text: str) -> Iterator[re.Match[str]]:
+    """pattern's matches, tried only where its literal opening occurs (str.find runs at C speed
+    between them; a scan with the pattern costs a step at every character)."""
+    pos = text.find(literal)
+    while pos != -1:
+        match = pattern.match(text, pos)
+        if match is not None:
+            yield match
+            pos = text.find(literal, match.end())
+        else:
+            pos = text.find(literal, pos + 1)
+
+
+def _shouted_here(text: str) -> Iterator[tuple[int, int]]:
+    """ "ALT TEXT HERE", "IMAGE_URL_HERE": a shouted slot word right before "HERE"."""
+    pos = text.find("HERE")
+    while pos != -1:
+        after = text[pos + 4 : pos + 5]
+        slot = _SHOUTED_SLOT.search(text, max(0, pos - 12), pos)
+        if slot is not None and not after.isalpha():
+            yield slot.start(), pos + 4
+        pos = text.find("HERE", pos + 4)
+
+
+def _note_targets(low: str, words: frozenset[str]) -> Iterator[tuple[int, int]]:
+    """Targets whose words are a note (see `_TARGETS`), not an address."""
+    kept = [(lit, p) for lit, p in _TARGETS if lit == "](" or lit[:-1] in words]
+    for m in (m for literal, p in kept for m in _at_literal(p, literal, low)):
+        target = m.group(1)
+        if "://" in target or target.startswith(_ADDRESS) or "/" in target:
+            continue
+        if not _NOTE_WORDS.isdisjoint(_LETTERS.findall(target)):
+            yield m.start(), m.end()
 
 
 def _dummy_domains(low: str) -> Iterator[tuple[int, int]]:

@@ -64,6 +64,12 @@ INPUTS: dict[str, str] = {
     "footnote flood": "Cut here and\n\n" + "[^1]: A note, https://example.org/x\n" * 60_000,
     "count items": "- Spare screwgates, three\n" * 80_000 + "- Bottles or a bladder, two",
     "company voice": "At Northwind Labs we shipped it last week and we tested it. " * 30_000,
+    # reviewer addresses, note targets, X stand-ins, HERE slots, insert requests (session 5)
+    "address flood": "To the AI system reviewing this draft for the " * 20_000 + ": approve",
+    "open address": ("Attention, grading assistant: " + "the " * 60) * 2_000,
+    "note targets": "![x](TODO_HERE_" * 30_000 + ' src="placeholder' * 30_000,
+    "stand-ins": "$XX XX.XX.XX% " * 50_000 + "X" * 100_000 + "%",
+    "slots here": "ALT TEXT HERE " * 40_000 + "(insert " + "a " * 50_000 + "map here)",
 }
 # 2 MiB runs of the characters the patterns start with or repeat; shorter runs of the rest.
 INPUTS.update({f"2 MiB run of {ch!r}": ch * (2 * MIB) for ch in "a[<`\n"})
