@@ -61,6 +61,15 @@ def _env_port(name: str, default: int) -> int:
     return port
 
 
+def _controller_default(kafka_port: int) -> int:
+    """The KRaft controller's port when none is set: next to the broker's. A user who moves the
+    broker (MULTIQA_KAFKA_PORT) to run a second stack beside the first must not collide with the
+    first stack's controller on the fixed default."""
+    if kafka_port == DEFAULT_KAFKA_PORT:
+        return DEFAULT_CONTROLLER_PORT
+    return kafka_port + 1 if kafka_port < 65535 else kafka_port - 1
+
+
 def _env_seconds(name: str, default: float) -> float:
     raw = os.environ.get(name, "").strip()
     if not raw:
@@ -95,13 +104,16 @@ class Settings:
     def from_env(cls) -> Settings:
         cache = os.environ.get("MULTIQA_CACHE_DIR", "").strip()
         cache_dir = Path(cache).expanduser() if cache else repo_root() / ".cache"
+        kafka_port = _env_port("MULTIQA_KAFKA_PORT", DEFAULT_KAFKA_PORT)
         return cls(
             cache_dir=cache_dir.resolve(),
             deploy_dir=repo_root() / "deploy" / "local",
             kafka_version=os.environ.get("MULTIQA_KAFKA_VERSION", "").strip()
             or DEFAULT_KAFKA_VERSION,
-            kafka_port=_env_port("MULTIQA_KAFKA_PORT", DEFAULT_KAFKA_PORT),
-            controller_port=_env_port("MULTIQA_KAFKA_CONTROLLER_PORT", DEFAULT_CONTROLLER_PORT),
+            kafka_port=kafka_port,
+            controller_port=_env_port(
+                "MULTIQA_KAFKA_CONTROLLER_PORT", _controller_default(kafka_port)
+            ),
             kafka_heap=os.environ.get("MULTIQA_KAFKA_HEAP", "").strip() or "512m",
             pg_port=_env_port("MULTIQA_PG_PORT", DEFAULT_PG_PORT),
             pg_bindir=os.environ.get("MULTIQA_PG_BINDIR", "").strip() or None,

@@ -302,3 +302,23 @@ def test_postgres_started_first_on_a_fresh_cache_is_found_again(stack):
     assert "postgres" in down.stdout
     assert not stack.postgres_running()
     assert port_is_free(stack.pg_port)
+
+
+@pytest.mark.parametrize(
+    ("env", "broker", "controller"),
+    [
+        ({}, 19092, 19093),  # the documented defaults
+        ({"MULTIQA_KAFKA_PORT": "24092"}, 24092, 24093),  # a moved broker moves its controller
+        ({"MULTIQA_KAFKA_PORT": "65535"}, 65535, 65534),  # no port above the last one
+        ({"MULTIQA_KAFKA_PORT": "24092", "MULTIQA_KAFKA_CONTROLLER_PORT": "25000"}, 24092, 25000),
+    ],
+)
+def test_the_controller_port_follows_a_moved_broker(monkeypatch, env, broker, controller):
+    # A second stack started with only MULTIQA_KAFKA_PORT moved (a CI run beside a developer's
+    # stack) used to collide with the first stack's controller on the fixed 19093.
+    for name in ("MULTIQA_KAFKA_PORT", "MULTIQA_KAFKA_CONTROLLER_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings.from_env()
+    assert (settings.kafka_port, settings.controller_port) == (broker, controller)
