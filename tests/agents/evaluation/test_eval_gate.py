@@ -98,6 +98,11 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
         "clean-47.md": "held for review: 'Fernhollow Labs is hiring' read as a person with a role",
         "clean-52.md": "held for review: 'Secrets Manager, Google Secret Manager' read as a person",
     },
+    # Seventh held-out split (eval/heldout7/README.md): untouched through session 4, released as
+    # a tuning split in session 5 (its drafts were read and its misses fixed by concept on dev).
+    "heldout7": {
+        "tr-02.md": "a last list item stopping on a count ('a bladder, two') is held for review",
+    },
 }
 # Drafts per family a split must hold (heldout3 is small: 3 per validator family, 2 injection).
 MIN_PER_FAMILY = {"heldout3": 2}
