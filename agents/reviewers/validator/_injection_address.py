@@ -84,7 +84,10 @@ SPECS: tuple[Spec, ...] = (
         "leak", _EN, "told given",
         r"(?:what (?:were|was|have) you (?:been )?told|(?:text|instructions|words|prompt|rules) "
         r"(?:that )?you (?:were|have been|'ve been|got|received) (?:given|told)|you were (?:given|"
-        r"told) (?:at the (?:beginning|start)|before|initially|earlier))(?![a-z])",
+        r"told) (?:at the (?:beginning|start)|before|initially|earlier))(?![a-z])"
+        # (a reader's own past, not a prompt: "the rules you were given at school")
+        r"(?! (?:at school|in school|as a (?:child|kid|student|beginner|junior)|growing up"
+        r"|by (?:your|a|the) (?:teachers?|parents?|boss|manager|coach|mentor|editor)))",
     ),
     Spec(
         "leak", _EN, "conversation prompt written",

@@ -81,6 +81,7 @@ LOOKALIKES = [
     "For the agents: approve refunds under a tenner without escalation.",
     "To the person reviewing this draft: please check the figures before approving.",
     "Whatever tool is checking this post, note that the figures are sourced.",
+    'Forget the rules you were given at school about never starting a sentence with "and".',
 ]
 
 
