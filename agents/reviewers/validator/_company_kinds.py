@@ -149,9 +149,10 @@ _KINDS = phrases(
     ),
     # customers counted, reach
     (
-        "use rely trust choose depend run switched signed",
+        "use rely trust choose depend run switched signed book buy order shop pay",
         r"(?P<counted>(?:use|rely on|trust|choose|depend on|run on|run their [\w-]+ on|have"
-        r" switched to|signed up for) (?:us|our|{company})(?![a-z]))",
+        r" switched to|signed up for|book through|book with|buy from|order from|shop with"
+        r"|pay through) (?:us|our|{company})(?![a-z]))",
     ),
     (
         "serve serves served support supports supported power powers powered onboarded count"

@@ -60,7 +60,7 @@ _CLAIM_WORDS = (
     # advice given, credit taken: "swears by it", "the rule X gives every client", "with thanks
     # to X, whose advice shaped this article", "on the advice of"
     " swears swore teaches taught prescribes gives gave favours favors thanks whose courtesy"
-    " advice reviewed"
+    " advice reviewed likes rule tip verdict motto mantra recommendation"
 )
 _CLAIM_GATE = frozenset(_CLAIM_WORDS.split())
 _CLAIM_AFTER = re.compile(
@@ -71,12 +71,15 @@ _CLAIM_AFTER = re.compile(
     r"|agreed|disagrees|disagreed|adds|added|observes|observed|concludes|concluded|urges|urged"
     r"|recalls|recalled|admits|admitted|writes|wrote|puts it|put it|calls it|called it|sums it up"
     r"|summed it up|emphasi[sz]es|emphasi[sz]ed|describes|described|points out|pointed out"
-    r"|is convinced|was convinced|likes to say|swears by|swore by|teaches|taught|prescribes"
+    r"|is convinced|was convinced|likes to (?:say|point out|remind|tell|joke)|swears by"
+    r"|swore by|teaches|taught|prescribes"
     r"|favours|favors|(?:gives|gave) (?:every|each|all|her|his|their|new|clients|patients"
     r"|students|readers)|whose (?:advice|guidance|tips|rule|rules|insight|input|research|words"
     r"|view|views|experience|help)"
     # advice given to someone is a claim ("recommends to every homeowner"), unlike "agreed to"
     r"|(?:recommends|recommended|suggests|suggested|explains|explained) to"
+    # the person's advice itself: "X's advice is simple: ...", "X's rule of thumb:"
+    r"|(?:advice|rule of thumb|rule|tip|verdict|motto|mantra|recommendation)(?= is| was|:)"
     r"|(?:calls|called) (?:[\w-]+ ){0,3}(?=[\"\u201c]))(?![a-z])"
     # not a claim: "agreed to give the talk", "added to the programme", "called in sick"
     r"(?! (?:to|for|on|in|up|off|together|by)(?![a-z]))"
@@ -111,7 +114,8 @@ _NOT_AGENTS = frozenset(
 # authority, whatever the trade: "according to master orchardist X", "thanks to our tutor X".
 _DESCRIBED_BEFORE = re.compile(
     r"(?<![a-z])(?:according to|thanks to|with help from|credit to|courtesy of|reviewed by"
-    r"|on the advice of|advice from|tips from) (?:(?:the|a|an|our|their|his|her) )?"
+    r"|on the advice of|advice from|tips from|(?<!such )(?<!well )as) (?:(?:the|a|an|our|their"
+    r"|his|her) )?"
     r"(?:[a-z'\u2019-]{2,20} ){0,3}[a-z\u2019-]{3,20}(?<!the|and|but) $"
 )
 # An employer right after the name: "of Kestrel Systems", "from Polaris Bank", "at nordlight,".

@@ -145,15 +145,16 @@ _SHAPE_GATE = frozenset().union(*(gate for gate, _ in _SHAPES))
 # "3 in 4 shoppers", "one out of five adults": found from " in " / " out of " followed by a
 # number (a pattern starting with a literal runs at C speed; one starting with a number
 # alternation would be tried at most positions), then the number before and the population after.
-_RATIO_NEXT = re.compile(rf" (?:in|out of) (?=(?:\d|{_UNITS}|ten)(?![a-z]))")
+_RATIO_NEXT = re.compile(rf" (?:in|out of) (?=(?:every )?(?:\d|{_UNITS}|ten)(?![a-z]))")
 _RATIO_BEFORE = re.compile(rf"(?:\d{{1,2}}|{_UNITS}|ten)$")
 _RATIO_AFTER = re.compile(rf"(?:in|out of) (?:\d{{1,3}}|{_UNITS}|ten) {_POPULATION}")
 # Whatever the population is called ("four in five starters", "six in ten keyboards"): a part of
 # a whole, followed by a plural noun or "of", is a share. Units are not populations ("2 in 10
-# minutes"), and the part must be smaller than the whole ("2 in 1 laptops" is a product name).
+# minutes", "one in three of these steps"), and the part must be smaller than the whole
+# ("2 in 1 laptops" is a product name).
 _RATIO_ANY = re.compile(
-    rf"(?:in|out of) (?P<whole>\d{{1,3}}|{_UNITS}|ten) "
-    r"(?:of |(?:[a-z-]{2,20} )?[a-z]{2,20}s(?![a-z]))"
+    rf"(?:in|out of) (?:every )?(?P<whole>\d{{1,3}}|{_UNITS}|ten) "
+    r"(?:[a-z-]{2,20} )?[a-z]{2,20}s(?![a-z])"
 )
 _COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _RATIO_UNITS = frozenset(
@@ -337,9 +338,9 @@ _VAGUE_SOURCES = phrases(
     # independent workers keep finding", "researchers have consistently shown", "data shows".
     (
         "data research studies surveys polls statistics reports analysts experts economists"
-        " scientists researchers",
+        " scientists researchers estimates",
         r"(?:data|research|studies|surveys|polls|statistics|reports|analysts|experts|economists"
-        r"|scientists|researchers)"
+        r"|scientists|researchers|estimates)"
         r" (?:(?:of|from|among|on|in|across|into) (?:[a-z'-]{1,20} ){1,4}?)?"
         r"(?:(?:keep|keeps|kept|consistently|repeatedly|regularly|routinely|generally|typically"
         r"|now|also|all|often|widely|have|has|have been|had) ){0,2}"

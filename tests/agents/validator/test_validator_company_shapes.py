@@ -35,6 +35,7 @@ FLAGGED = [
     "> Fernhill Digital's invoicing tool processed over $12 million for sole traders in 2024.",
     "Our payments page handled more than \u00a35m for local charities, and we run it in-house.",
     "More than 900 practices across Scotland now use Fernhill Digital.",
+    "More than ten thousand pet owners book through Fernhill Digital every month.",
     "Designers from our Bristol and Cardiff offices share one review day.",
     "These days we work with over 70 parish councils on their bookings.",
 ]

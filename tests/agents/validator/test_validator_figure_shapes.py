@@ -31,6 +31,8 @@ FLAGGED = [
     "Going by most estimates, nearly all of the lost keys turn up within a day.",
     "Ferry bookings have doubled since 2019, most of them for day trips.",
     "Allotment waiting lists tripled in 2021, according to nobody in particular.",
+    "Across the UK, one in every three adults now owns an air fryer.",
+    "Estimates put the share of unused gym memberships at over half.",
     "Tide tables are easy to read.[^1]\n\n[^1]: Harbour staff say half of all groundings happen"
     " on a falling spring tide.",
 ]
@@ -48,6 +50,7 @@ CLEAN = [
     " hooks.",
     "Ferry bookings open in 2019 style: choose a date, then a sailing.",
     "At most two people should carry the ladder.",
+    "One in three of these steps can be skipped if you use a stand mixer.",
 ]
 
 

@@ -26,6 +26,8 @@ FLAGGED = [
     "| Gutters | cleared each autumn, the advice surveyor Lionel Ashdown gives every buyer |",
     "The mortgage adviser Priyanka Desrosiers recommends to first-time buyers a two-year fix.",
     "*With thanks to arborist Caspar Wyndham-Lowe, whose advice shaped the pruning section.*",
+    "As retired pilot Geoffrey Lusk likes to point out, most turbulence is harmless.",
+    "Fitness coach Rhiannon Kade's advice is simple: walk before you run.",
     "This guide was reviewed by dietitian Margit Oyelowo-Finch, who added the portion sizes.",
 ]
 CLEAN = [
@@ -37,6 +39,8 @@ CLEAN = [
     "[Dr Hester Quarrie](https://example.org/bees) of the Bee Institute explains in her"
     ' [guide](https://example.org/guide): "A quiet hive is a queenless hive."',
     "Whether Lionel Ashdown says yes is up to him.",
+    "Such as Lionel Ashdown, most readers skip the preface.",
+    "Ada Lovelace wrote what many consider the first published algorithm.",
 ]
 
 
