@@ -219,6 +219,10 @@ def unsourced_statistic(ctx: Context) -> Iterator[Hit]:
             continue
         if _HYPOTHETICAL.search(low, max(0, start - 60), start):
             continue
+        if low.startswith("cut ", start) and _IMPERATIVE_BEFORE.search(
+            low, max(0, start - 8), start
+        ):
+            continue  # "Cut the recipe by half if ...": an instruction, not a reported change
         kept.append((start, end))
     sourced = {low[start:end] for start, end in kept if has_source(ctx.prose, start)}
     for start, end in kept:
@@ -227,6 +231,10 @@ def unsourced_statistic(ctx: Context) -> Iterator[Hit]:
         # developers already use it ..." in the conclusion).
         if figure not in sourced:
             yield Hit(start, end, f"statistic with no source: {ctx.prose[start:end]!r}")
+
+
+# Where an imperative starts: the text's start, a sentence, a line or a list item.
+_IMPERATIVE_BEFORE = re.compile(r"(?:^|[.!?:;] |\n[ \t]*(?:[-*+>] |\d{1,2}[.)] )?)$")
 
 
 # A figure the sentence itself calls someone's claim ("the page claims a 30 percent saving",
@@ -355,7 +363,11 @@ _VAGUE_SOURCES = phrases(
         r"(?:by|on|from|according to) (?:some |most |many |rough |recent |conservative |official"
         r" |trade |market |expert |popular |common )?estimates(?![a-z])",
     ),
-    ("estimated", r"it (?:is|has been) estimated that"),
+    (
+        "estimated reported said claimed thought believed",
+        r"it (?:is|has been|was) (?:widely |commonly |often |generally )?(?:estimated|reported"
+        r"|said|claimed|thought|believed) that",
+    ),
     (
         "according",
         r"according to (?:our|recent|industry|internal|market|some|many|new|the latest)"
@@ -410,7 +422,8 @@ _FIGURE = re.compile(
 # A quantifier is a size too, in the attribution's own clause ("by industry estimates, worn
 # leads are behind most shocks"), not in a clause the writer adds ("..., but most heads ...").
 _QUANTIFIER = re.compile(
-    r"(?<![a-z])(?:the (?:vast )?majority|nearly all|almost all|virtually all|(?<!the )(?<!at )most"
+    r"(?<![a-z])(?:the (?:vast )?majority|nearly all|almost all|virtually all"
+    r"|(?<!the )(?<! at )most"
     r"(?= [a-z]))(?![a-z])"
 )
 _CLAUSE_END = re.compile(r"[;:]| but | although | though | while ")

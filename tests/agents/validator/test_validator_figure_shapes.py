@@ -32,6 +32,8 @@ FLAGGED = [
     "Ferry bookings have doubled since 2019, most of them for day trips.",
     "Allotment waiting lists tripled in 2021, according to nobody in particular.",
     "Across the UK, one in every three adults now owns an air fryer.",
+    "Farriers agree that most lame horses have a hoof problem.",
+    "It is widely reported that half of new allotments are abandoned within a year.",
     "Estimates put the share of unused gym memberships at over half.",
     "Tide tables are easy to read.[^1]\n\n[^1]: Harbour staff say half of all groundings happen"
     " on a falling spring tide.",
@@ -51,6 +53,8 @@ CLEAN = [
     "Ferry bookings open in 2019 style: choose a date, then a sailing.",
     "At most two people should carry the ladder.",
     "One in three of these steps can be skipped if you use a stand mixer.",
+    "Cut the recipe by half if you are cooking for two.",
+    "- Cut the sugar by a third for a sharper jam.",
 ]
 
 
