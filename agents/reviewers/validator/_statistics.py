@@ -198,8 +198,9 @@ def unsourced_statistic(ctx: Context) -> Iterator[Hit]:
     low = ctx.lower
     found: list[tuple[int, int]] = []
     if "%" in low or "cent" in ctx.words or "percent" in ctx.words:
-        found += _percent_effects(low)
-        found += _hedged_shares(low)
+        signs = _percent_signs(low)
+        found += _percent_effects(low, signs)
+        found += _hedged_shares(low, signs)
         if "|" in low:
             found += _table_figures(low)
     if ctx.has_any(_SHAPE_GATE):
@@ -297,8 +298,24 @@ _CELL_FIGURE = re.compile(
 )
 
 
-def _hedged_shares(low: str) -> Iterator[tuple[int, int]]:
-    for sign in _PERCENT.finditer(low):
+def _percent_signs(low: str) -> list[re.Match[str]]:
+    """What `_PERCENT.finditer(low)` yields, found from its three literals by substring search
+    (`re` tries the alternation at every character, ~35 us on 2,000 words, and two rules read
+    them). Occurrences of the three cannot overlap, so their union, in order, is the scan's."""
+    found: list[re.Match[str]] = []
+    for literal in ("%", "percent", "per cent"):
+        pos = low.find(literal)
+        while pos != -1:
+            match = _PERCENT.match(low, pos)
+            if match is not None:
+                found.append(match)
+            pos = low.find(literal, pos + len(literal))
+    found.sort(key=lambda match: match.start())
+    return found
+
+
+def _hedged_shares(low: str, signs: list[re.Match[str]]) -> Iterator[tuple[int, int]]:
+    for sign in signs:
         hedge = _HEDGE_BEFORE.search(low, max(0, sign.start() - 40), sign.start())
         share = _SHARE_AFTER.match(low, sign.end()) if hedge is not None else None
         if hedge is None or share is None:
@@ -320,8 +337,8 @@ def _table_figures(low: str) -> Iterator[tuple[int, int]]:
             yield match.start() + 1, match.end()
 
 
-def _percent_effects(low: str) -> Iterator[tuple[int, int]]:
-    for sign in _PERCENT.finditer(low):
+def _percent_effects(low: str, signs: list[re.Match[str]]) -> Iterator[tuple[int, int]]:
+    for sign in signs:
         left = low[max(0, sign.start() - 120) : sign.start()]
         number = _NUMBER_BEFORE.search(left[-30:])
         if number is None:
