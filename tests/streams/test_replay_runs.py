@@ -173,10 +173,18 @@ async def test_ctrl_c_mid_run_stops_every_process_with_code_130(
     env.pop("MULTIQA_DATABASE_URL", None)
     env.pop("DATABASE_URL", None)
     command = [sys.executable, "-m", "streams.cli", "rescore", "--defaults", "--jobs", jobs]
-    run = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        start_new_session=True, text=True,
-    )  # fmt: skip
+    # A terminal's Ctrl-C reaches a foreground command whose SIGINT is at its default. A test
+    # run started in the background (`make test &`, some CI runners) has SIGINT ignored, and a
+    # child inherits an ignored signal through exec (a handled one is reset to the default): so
+    # handle it here while the child starts, as a shell does for its foreground job.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        run = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            start_new_session=True, text=True,
+        )  # fmt: skip
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert run.stderr is not None
     first = run.stderr.readline()  # the read bar, drawn once the children know their totals
     assert first.startswith("read "), first
