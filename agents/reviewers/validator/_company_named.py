@@ -45,7 +45,8 @@ def clients_in_apposition(ctx: Context, judge: Judge) -> Iterator[Hit]:
 # "the Big Four accounting firms asked us to build it", "Harbour Bank hired us": organisations
 # made the company's customers. Found from the verb and "us" (literals); the name before them,
 # with up to two common nouns after it, checked after. A lone capitalised word opening a
-# sentence ("Readers asked us") is not a name.
+# sentence ("Readers asked us") is not a name, and an opening word before a listed client
+# ("After Arden Print hired us") does not make it another organisation.
 _ASKED_US = re.compile(
     r" (?:asked|hired|commissioned|engaged|chose|picked|selected|invited|contracted|appointed)"
     r" us (?:to|for|as|in|because|after|when)(?![a-z])"
@@ -72,8 +73,13 @@ def organisations_served(ctx: Context, judge: Judge) -> Iterator[Hit]:
             continue
         name = before.group("name")
         previous = text[max(0, before.start() - 8) : before.start()].rstrip(" ")[-1:]
-        if " " not in name and previous in _OPENINGS:
-            continue
+        if previous in _OPENINGS:
+            if " " not in name:
+                continue
+            # The sentence's first word is capitalised by its place ("When Arden Print asked
+            # us"): a listed client after it is that client, not an unknown organisation.
+            if judge([name.split(" ", 1)[1]], ctx) is None:
+                continue
         why = judge([name], ctx)
         if why is not None:
             yield Hit(before.start(), match.end(), why)
