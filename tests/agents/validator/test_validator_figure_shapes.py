@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from agents.reviewers.validator import validate
+from tests.agents.validator.shapes import assert_none_of, assert_rejected_by
 
 STATS = {"unsourced_statistic", "vague_attribution", "unsourced_quantity"}
 PAD = "Keep the jars clean and label them with the date.\n\n"
@@ -58,20 +59,14 @@ CLEAN = [
 ]
 
 
-def _stat_codes(text: str) -> set[str]:
-    return set(validate(PAD + text + "\n\n" + PAD).codes()) & STATS
-
-
 @pytest.mark.parametrize("text", FLAGGED)
 def test_unsourced_figures_are_critical(text: str) -> None:
-    report = validate(PAD + text + "\n\n" + PAD)
-    assert set(report.codes()) & STATS, text
-    assert not report.approved
+    assert_rejected_by(text, PAD, STATS)
 
 
 @pytest.mark.parametrize("text", CLEAN)
 def test_look_alikes_pass(text: str) -> None:
-    assert _stat_codes(text) == set(), text
+    assert_none_of(text, PAD, STATS)
 
 
 def test_a_footnote_definition_is_no_source_for_itself() -> None:
@@ -79,4 +74,4 @@ def test_a_footnote_definition_is_no_source_for_itself() -> None:
     text = "Check the pressure.[^1]\n\n[^1]: Surveys show that 70% of faults start there."
     assert "vague_attribution" in validate(text).codes()
     sourced = "Surveys show that 70% of faults start there.[^1]\n\n[^1]: https://example.org/x"
-    assert _stat_codes(sourced) == set()
+    assert_none_of(sourced, PAD, STATS)

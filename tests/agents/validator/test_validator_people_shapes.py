@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.reviewers.validator import validate
+from tests.agents.validator.shapes import assert_none_of, assert_rejected_by
 
 PEOPLE = {"unsourced_expert_claim", "fabricated_quote", "fabricated_person"}
 PAD = "Sand the edges before you paint them.\n\n"
@@ -44,17 +44,11 @@ CLEAN = [
 ]
 
 
-def _people_codes(text: str) -> set[str]:
-    return set(validate(PAD + text + "\n\n" + PAD).codes()) & PEOPLE
-
-
 @pytest.mark.parametrize("text", FLAGGED)
 def test_invented_experts_are_critical(text: str) -> None:
-    report = validate(PAD + text + "\n\n" + PAD)
-    assert set(report.codes()) & PEOPLE, text
-    assert not report.approved
+    assert_rejected_by(text, PAD, PEOPLE)
 
 
 @pytest.mark.parametrize("text", CLEAN)
 def test_look_alikes_pass(text: str) -> None:
-    assert _people_codes(text) == set(), text
+    assert_none_of(text, PAD, PEOPLE)
