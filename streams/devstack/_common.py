@@ -20,7 +20,6 @@ from schemas import OperatorError
 HOST = "127.0.0.1"
 DEFAULT_KAFKA_VERSION = "4.1.2"
 DEFAULT_KAFKA_PORT = 19092
-DEFAULT_CONTROLLER_PORT = 19093
 DEFAULT_PG_PORT = 15432
 
 # streams/devstack/_common.py -> repository root (editable install / checkout).
@@ -65,8 +64,6 @@ def _controller_default(kafka_port: int) -> int:
     """The KRaft controller's port when none is set: next to the broker's. A user who moves the
     broker (MULTIQA_KAFKA_PORT) to run a second stack beside the first must not collide with the
     first stack's controller on the fixed default."""
-    if kafka_port == DEFAULT_KAFKA_PORT:
-        return DEFAULT_CONTROLLER_PORT
     return kafka_port + 1 if kafka_port < 65535 else kafka_port - 1
 
 
