@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from agents.reviewers.validator._leads import leads
+from agents.reviewers.validator._lead_openings import leads
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ def _lead_matches(
     pattern: re.Pattern[str], starts: tuple[str, ...], text: str, lo: int, hi: int
 ) -> Iterator[re.Match[str]]:
     """The pattern's matches in text[lo:hi] that start a word, tried only where one of its
-    literal openings (`_leads.leads`) occurs: a window scanned by `finditer` costs a regex attempt
+    literal openings (`_lead_openings`) occur: a window scanned by `finditer` costs a regex attempt
     at each of its ~500 characters, most patterns open with an alternation `re` cannot skip
     through. Matches inside a word are dropped by `phrases_in` anyway."""
     positions: list[int] = []

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.reviewers.validator import _leads
+from agents.reviewers.validator import _lead_openings, _leads
 from agents.reviewers.validator._text import at_word_start, lower_same_length
 
 CORPUS = Path(__file__).resolve().parents[3] / "eval"
@@ -38,12 +38,16 @@ def _rule_patterns() -> list[re.Pattern[str]]:
 
 
 PATTERNS = _rule_patterns()
-LED = [p for p in PATTERNS if _leads.leads(p) is not None]
+LED = [p for p in PATTERNS if _lead_openings.leads(p) is not None]
 # Patterns with literal openings, those left to `re` for their many capitals included: in a
 # declared text, those are found from the few openings the draft's words leave.
-OPENED = [p for p in PATTERNS if _leads._openings(p, _leads._MAX_NAMED_LEADS) is not None]
+OPENED = [
+    p for p in PATTERNS if _lead_openings._openings(p, _lead_openings._MAX_NAMED_LEADS) is not None
+]
 # Patterns found from the few signs they open with (quotation marks): no leads, but signs.
-SIGNED = [p for p in PATTERNS if _leads.leads(p) is None and _leads.signs(p) is not None]
+SIGNED = [
+    p for p in PATTERNS if _lead_openings.leads(p) is None and _lead_openings.signs(p) is not None
+]
 
 
 def _spans(matches: object) -> list[tuple[int, int]]:
@@ -104,7 +108,7 @@ def test_patterns_opening_with_signs_match_as_finditer() -> None:
     ],
 )
 def test_signs_of_a_pattern(pattern: str, signs: tuple[str, ...] | None) -> None:
-    assert _leads.signs(re.compile(pattern)) == signs
+    assert _lead_openings.signs(re.compile(pattern)) == signs
 
 
 @pytest.mark.timeout(120)
@@ -135,7 +139,7 @@ def test_same_matches_as_finditer_on_the_corpus() -> None:
     ],
 )
 def test_leads_of_a_pattern(pattern: str, leads: tuple[str, ...] | None) -> None:
-    assert _leads.leads(re.compile(pattern)) == leads
+    assert _lead_openings.leads(re.compile(pattern)) == leads
 
 
 def _gated_texts() -> list[str]:
@@ -183,7 +187,7 @@ def test_many_capitals_are_searched_only_when_the_words_leave_few() -> None:
     and hold few of them; either way it finds what `re` finds."""
     names = "Sarah John Jane Emily Emma Michael David Jessica Jennifer Mark Lisa".split()  # noqa: SIM905
     pattern = re.compile("(?:" + "|".join(names) + ") [A-Z][a-z]+")
-    assert _leads.leads(pattern) is None
+    assert _lead_openings.leads(pattern) is None
     text = "then Sarah Smith met John Doe; Johnny Cash and Sarahs. " * 20
     expected = [m.span() for m in pattern.finditer(text) if at_word_start(text, m.start())]
     _leads.known_words((text,), frozenset(lower_same_length(text).replace(";", " ").split()))
@@ -205,7 +209,9 @@ def test_known_words_do_skip_absent_openings() -> None:
     _leads.known_words((text,), frozenset(text.split()))
     try:
         assert _leads._present_leads(pattern, text) == ("trie",)
-        assert _leads._present_leads(pattern, text + " ") == _leads.leads(pattern)  # not declared
+        assert _leads._present_leads(pattern, text + " ") == _lead_openings.leads(
+            pattern
+        )  # not declared
     finally:
         _leads.known_words((), frozenset())
 
