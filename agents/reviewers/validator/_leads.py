@@ -30,6 +30,7 @@ from agents.reviewers.validator._lead_openings import (
     _many_capitals,
     _openings,
     leads,
+    per_pattern,
     signs,
 )
 
@@ -48,11 +49,14 @@ class _Known:
         # (index of the text, needle, word starts only) -> where the needle occurs
         self.found: dict[tuple[int, str, bool], tuple[int, ...]] = {}
         self.counts: dict[tuple[int, str], int] = {}
-        self.plans: dict[re.Pattern[str], tuple[_Search, ...] | None] = {}  # _capitals_plan
+        # _capitals_plan, by id(pattern) as per_pattern (the pattern held with its plan)
+        self.plans: dict[int, tuple[re.Pattern[str], tuple[_Search, ...] | None]] = {}
+        # Which declared text a text is, by id (the first when one is declared twice).
+        self._slots = {id(known): i for i, known in reversed(list(enumerate(texts)))}
 
     def slot(self, text: str) -> int:
         """The index of `text` among the declared texts (by identity), or -1."""
-        return next((i for i, known in enumerate(self.texts) if text is known), -1)
+        return self._slots.get(id(text), -1)  # the texts are held: an id found is that text
 
     def covers(self, text: str) -> bool:
         return self.words is not None and self.slot(text) >= 0
@@ -112,7 +116,7 @@ class _Search(NamedTuple):
     members: tuple[tuple[str, str, str], ...]
 
 
-@functools.cache
+@per_pattern
 def _plan(pattern: re.Pattern[str]) -> tuple[_Search, ...] | None:
     """The substring searches that find every lead of `pattern` (None when it has no leads)."""
     starts = leads(pattern)
@@ -145,8 +149,9 @@ def _capitals_plan(pattern: re.Pattern[str], text: str) -> tuple[_Search, ...] |
     known: _Known | None = getattr(_KNOWN, "entry", None)
     if known is None or not known.covers(text):
         return None
-    if pattern in known.plans:
-        return known.plans[pattern]
+    entry = known.plans.get(id(pattern))
+    if entry is not None and entry[0] is pattern:
+        return entry[1]
     kept = _openings(pattern, _MAX_NAMED_LEADS)
     plan: tuple[_Search, ...] | None = None
     if kept is not None and _many_capitals(kept):
@@ -158,7 +163,7 @@ def _capitals_plan(pattern: re.Pattern[str], text: str) -> tuple[_Search, ...] |
         )
         if sum(len(search.members) for search in plan) > _MAX_RARE_LEADS:
             plan = None
-    known.plans[pattern] = plan
+    known.plans[id(pattern)] = (pattern, plan)
     return plan
 
 
@@ -202,7 +207,7 @@ def finditer(
             yield match
 
 
-@functools.cache
+@per_pattern
 def _sign_plan(pattern: re.Pattern[str]) -> tuple[_Search, ...] | None:
     chars = signs(pattern)
     return None if chars is None else tuple(_Search(c, None, ((c, "", ""),)) for c in chars)

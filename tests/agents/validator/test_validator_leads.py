@@ -252,6 +252,37 @@ def test_declared_texts_are_searched_once_per_opening() -> None:
 
 
 @pytest.mark.timeout(60)
+def test_pattern_work_is_remembered_by_identity() -> None:
+    """per_pattern works a pattern out once, whatever its length, and an equal pattern compiled
+    apart (a different object) gets the same answer, worked out for it."""
+    calls: list[re.Pattern[str]] = []
+
+    @_lead_openings.per_pattern
+    def size(pattern: re.Pattern[str]) -> int:
+        calls.append(pattern)
+        return len(pattern.pattern)
+
+    one = re.compile("(?:" + "|".join(f"name{i}" for i in range(300)) + ") x")
+    twin = re.compile(one.pattern + "(?:)")  # equal meaning, another object
+    assert size(one) == size(one) == len(one.pattern)
+    assert size(twin) == len(twin.pattern)
+    assert calls == [one, twin]
+
+
+def test_a_text_declared_twice_is_its_first_slot() -> None:
+    """The prose of a draft without code is the draft itself: declared twice, it is found at its
+    first place, and an equal text that is another object is not declared."""
+    text = "we have built it. " * 3
+    _leads.known_words((text, "other", text), None)
+    try:
+        entry = _leads._KNOWN.entry
+        assert entry.slot(text) == 0
+        assert entry.slot("other") == 1
+        assert entry.slot("".join(list(text))) == -1
+    finally:
+        _leads.known_words((), frozenset())
+
+
 def test_an_opening_too_common_to_check_falls_back_to_each_lead() -> None:
     """Past _CHECKS_PER_LEAD occurrences per lead, each lead is searched: same matches."""
     pattern = re.compile(r"we(?: have| also|'ve) (?:built|shipped)")
