@@ -238,8 +238,9 @@ def _promote(findings: list[Finding], settings: Settings) -> tuple[Finding, ...]
     critical: one filler phrase is style, a draft made of them is not publishable."""
     threshold = settings.content_validator_warning_reject_threshold
     warnings = [f for f in findings if f.severity == Severity.WARNING]
-    counts = Counter(f.code for f in warnings if f.code not in _POOLED)
-    counts[_STOCK] = _distinct_places([f for f in warnings if f.code in _POOLED])
+    pooled = _pooled_codes({f.code for f in warnings})
+    counts = Counter(f.code for f in warnings if f.code not in pooled)
+    counts[_STOCK] = _distinct_places([f for f in warnings if f.code in pooled])
     promoted = {key for key, n in counts.items() if n > threshold}
     if not promoted:
         return tuple(findings)
@@ -247,9 +248,10 @@ def _promote(findings: list[Finding], settings: Settings) -> tuple[Finding, ...]
         replace(
             f,
             severity=Severity.CRITICAL,
-            message=f"{f.message} (promoted: {counts[_key(f.code)]} occurrences > {threshold})",
+            message=f"{f.message} (promoted: {counts[_key(f.code, pooled)]} occurrences > "
+            f"{threshold})",
         )
-        if _key(f.code) in promoted
+        if _key(f.code, pooled) in promoted
         else f
         for f in findings
     )
@@ -257,14 +259,24 @@ def _promote(findings: list[Finding], settings: Settings) -> tuple[Finding, ...]
 
 # Stock wording is one defect whichever list a phrase is on (a filler phrase, a buzzword): a
 # draft made of it is rejected even when neither list passes the threshold alone. Counted by
-# place, so a phrase on both lists ("delve into", "delve") is one. (Generic headers are counted
-# on their own, as upstream does.)
+# place, so a phrase on both lists ("delve into", "delve") is one. Generic headers are counted
+# on their own, as upstream does, while they are the only kind of stock filler in the draft (an
+# outline of "Introduction ... Conclusion" is a style choice); next to stock phrases or a
+# buzzword-heavy text they are one more place of the same padding, so a draft padded with
+# several kinds of it (a "Final Thoughts" section of stock closing lines) is rejected although
+# no single kind passes the threshold. One header plus one idiom stays two places: a warning.
 _POOLED = frozenset({"filler_phrase", "buzzword_density"})
+_HEADERS = "banned_header"
 _STOCK = "stock wording"
 
 
-def _key(code: str) -> str:
-    return _STOCK if code in _POOLED else code
+def _pooled_codes(codes: set[str]) -> frozenset[str]:
+    """The codes counted together as stock wording: headers join when another kind is there."""
+    return _POOLED | {_HEADERS} if _HEADERS in codes and codes & _POOLED else _POOLED
+
+
+def _key(code: str, pooled: frozenset[str] = _POOLED) -> str:
+    return _STOCK if code in pooled else code
 
 
 def _distinct_places(findings: list[Finding]) -> int:

@@ -115,7 +115,36 @@ _FILLERS = tuple(
         ("fear", r"fear not(?![a-z])"),
         ("comprehensive", r"(?:this|our) comprehensive (?:guide|overview|article)(?![a-z])"),
         ("empower empowers", r"empowers? you to(?![a-z])"),
-        ("key", r"(?:is|are) the key to (?:success|unlocking)(?![a-z])"),
+        ("key", r"(?:is|are) (?:the )?key to (?:success|unlocking)(?![a-z])"),
+        # Stock sign-offs and pep lines of a padded closing section (or opening): they promise
+        # a journey or a level-up instead of saying anything about the subject.
+        ("way", r"(?:well )?on your way to (?:becoming|mastering|success)|well on your way"),
+        ("next", r"to the next level(?![a-z])"),
+        ("heights", r"to new heights(?![a-z])"),
+        ("test", r"(?:stand|stands|stood|standing) the test of time(?![a-z])"),
+        ("dance", r"a delicate dance(?![a-z])"),
+        ("wait", r"so why wait\?"),
+        ("happy", r"happy [a-z]{3,20}ing!"),
+        ("there", r"(?:and )?there you have it(?![a-z])"),
+        (
+            "toolkit arsenal toolbox",
+            r"(?:powerful|valuable|essential|indispensable|must-have) (?:tool|addition|weapon) "
+            r"(?:in|to|for) (?:your|any|every) (?:[\w-]{1,20} ){0,2}(?:toolkit|arsenal|toolbox)",
+        ),
+        ("easier", r"(?:has|have) never been (?:easier|more accessible)(?![a-z])"),
+        ("daunting", r"a daunting (?:task|prospect|endeavou?r)(?![a-z])"),
+        ("destination", r"a journey,? not a destination"),
+        ("journey", r"embrac(?:e|ing) the journey|on your [\w-]{1,20} journey(?![a-z])"),
+        (
+            "whether",
+            rf"whether you(?:{_APOS}re| are) an? (?:[a-z-]{{1,20}} ){{0,2}}(?:beginner|novice|"
+            r"newcomer|enthusiast|warrior|hobbyist|learner|amateur) or an? (?:seasoned|veteran"
+            r"|experienced)(?![a-z])",
+        ),
+        ("uncovered", r"waiting to be (?:uncovered|discovered|told|explored)(?![a-z])"),
+        ("invaluable", r"invaluable insights?(?![a-z])"),
+        ("simply", r"simply put,"),
+        ("game", r"(?:take|takes|taking|elevate|elevates|elevating) your [\w-]{1,20} game"),
     )
 )
 
@@ -160,6 +189,17 @@ _BANNED_HEADERS = frozenset(
         "wrap up",
         "the end",
         "key takeaways",
+        "takeaways",
+        "in summary",
+        "summing up",
+        "in short",
+        "in closing",
+        "to conclude",
+        "final words",
+        "last thoughts",
+        "concluding thoughts",
+        "closing remarks",
+        "the bottom line",
     }
 )
 
