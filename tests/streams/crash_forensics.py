@@ -108,6 +108,35 @@ def _log_lines(logs: Sequence[Path], limit: int = 60) -> list[str]:
     return lines
 
 
+def review_task_stacks(logs: Sequence[Path], limit: int = 150) -> list[str]:
+    """The review path's tasks in the last task dump of the logs (mode's `cry`, written on
+    SIGUSR1): each task's name and its frames' file:line and code, without the locals, for the
+    tasks whose stack passes through streams/runtime/reviewer_agents.py or _acks.py (a reviewer
+    that stopped answering: what it waits on)."""
+    for path in reversed(logs):
+        if not path.exists():
+            continue
+        text = path.read_text(errors="replace").splitlines()
+        starts = [n for n, line in enumerate(text) if line.strip() == "TASKS"]
+        if not starts:
+            continue
+        blocks: list[list[str]] = []
+        for line in text[starts[-1] + 1 :]:
+            if line.startswith("  TASK "):
+                blocks.append([line.strip()])
+            elif blocks and line.lstrip().startswith("File "):
+                blocks[-1].append("    " + line.strip())
+        picked = [b for b in blocks if any(m in " ".join(b) for m in _REVIEW_PATH)]
+        lines = [f"--- {path.name}: {len(picked)} of {len(blocks)} tasks on the review path:"]
+        for block in picked:
+            lines.extend(block)
+        return lines[:limit]
+    return []
+
+
+_REVIEW_PATH = ("reviewer_agents.py", "_acks.py")
+
+
 async def explain_missing(
     config: StreamConfig,
     group: str,
@@ -191,6 +220,7 @@ async def explain_missing(
             f"{state}"
         )
     out.extend(_log_lines(logs))
+    out.extend(review_task_stacks(logs))
     # Slow or lost: keep watching the decisions for a while.
     loop = asyncio.get_running_loop()
     started = loop.time()

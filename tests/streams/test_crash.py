@@ -99,9 +99,18 @@ async def wait_distinct(
                 if timed_out
                 else f"none new for {stall:.0f} s"
             )
+            await dump_tasks(worker)  # where a stuck agent waits, into its log (mode's SIGUSR1)
             report = "" if explain is None else "\n" + await explain()
             raise AssertionError(f"{got} of {count} decisions; {why}{report}")
         await reader.poll()
+
+
+async def dump_tasks(worker: subprocess.Popen[bytes]) -> None:
+    """Ask a live worker for every asyncio task's stack: mode's Worker prints them to its stderr
+    (the worker's log) on SIGUSR1; crash_forensics picks out the review path's tasks."""
+    if worker.poll() is None:
+        worker.send_signal(signal.SIGUSR1)
+        await asyncio.sleep(2.0)
 
 
 async def wait_rows(dsn: str, count: int, stall: float = STALL_SECONDS) -> list:
