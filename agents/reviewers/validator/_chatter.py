@@ -139,6 +139,14 @@ _TALK_I = phrases(
         r"|revisions|updates|improvements)",
     ),
     ("apologize apologise", r"i apologi[sz]e(?:[ ,]| for)"),
+    # the request recalled to the one who made it: "since you asked me to keep it short", and
+    # asking them for more: "tell me if you want more"
+    ("asked", rf"(?:since |as |because )?you(?:{_A}ve| have)? asked me (?:to|for)(?![a-z])"),
+    (
+        "tell",
+        rf"tell me if you(?:{_A}d| would)? (?:like|want|prefer|need) (?:more|fewer|another"
+        r"|a different|me to|changes|it|them|this)(?![a-z])",
+    ),
     ("sorry", rf"(?:i{_A}m|i am) sorry,? but i|sorry,? but i (?:can|cannot|can{_A}t|am|{_A}m)"),
     (
         "cannot can't can\u2019t unable able",

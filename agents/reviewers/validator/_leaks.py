@@ -190,6 +190,13 @@ _PROMPT_ECHO = phrases(
     ("stakes", r"lead with stakes"),
     ("bundle", r"thread (?:the )?bundle facts"),
     ("reflection", r"close with reflection"),
+    # the model's order to itself after its notes: "Now write the post from these points"
+    (
+        "write",
+        r"(?:now|next),? write (?:the|this|an?|my) (?:article|post|blog post|draft|piece)"
+        r" (?:from|based on|using|around) (?:these|those|the above|the following|this|the)"
+        r" (?:points|notes|bullets|facts|sources|snippets|material|research|findings)(?![a-z])",
+    ),
 )
 
 
@@ -342,7 +349,9 @@ _AN_AI = re.compile(
     rf"(?=[,.;:!?)\u2014]|\s*$|\s+(?:i|i{_APOS}m|and|developed|created|trained|built|made|"
     r"without|by|from|like|with|that|who|which|cannot|can{_APOS}t|don{_APOS}t|do|does)(?![a-z]))"
 )
-_AN_AI_BEFORE = re.compile(rf"(?:as |i{_APOS}m (?:just |only )?|i am (?:just |only )?)$")
+_AN_AI_BEFORE = re.compile(
+    rf"(?:as |being (?:just |only )?|i{_APOS}m (?:just |only )?|i am (?:just |only )?)$"
+)
 _DISCLAIMER = phrases(
     ("language", r"as a (?:large )?language model"),
     (

@@ -61,7 +61,12 @@ _PLACEHOLDERS = tuple(
             r"(?: needed| here| tbd| to come)? ?\)"
             r"| ?(?:add|insert|include|paste|put) (?:a |an |the |your )?(?:source|citation|link"
             r"|reference|url|quote|statistic|stat|image|example|figure|screenshot)s?"
-            r"(?: here)?(?: (?:to|for|of|on|from) [^)\n]{1,80})? ?\))",
+            r"(?: here)?(?: (?:to|for|of|on|from) [^)\n]{1,80})? ?\)"
+            # a note that the claim still wants a source: "(needs a ref)", "(ref required)"
+            r"| ?(?:needs?|requires?|wants?|find|get|check) (?:a |an |the |some )?(?:sources?"
+            r"|citations?|cite|refs?|references?|links?)(?: (?:here|for this|for that))? ?\)"
+            r"| ?(?:sources?|citations?|refs?|references?|links?) (?:required|missing|pending|tbc"
+            r"|to follow|to add|to find|\?) ?\))",
         ),
         # <insert link>, <add source here>, {insert url}
         (

@@ -208,10 +208,33 @@ def _note_targets(low: str, words: frozenset[str]) -> Iterator[tuple[int, int]]:
     kept = [(lit, p) for lit, p in _TARGETS if lit == "](" or lit[:-1] in words]
     for m in (m for literal, p in kept for m in _at_literal(p, literal, low)):
         target = m.group(1)
+        if target.startswith("#") and _ANCHOR_NOTE.search(target) is not None:
+            if target[1:] not in _heading_slugs(low):
+                yield m.start(), m.end()  # "](#source-link-goes-here)": a note shaped as an anchor
+            continue
         if "://" in target or target.startswith(_ADDRESS) or "/" in target:
             continue
         if not _NOTE_WORDS.isdisjoint(_LETTERS.findall(target)):
             yield m.start(), m.end()
+
+
+# An anchor whose words ask for an address: "#link-here", "#source-goes-here", "#todo-url"
+# ("#where-to-go-from-here" names a section: no link word before its "here").
+_ANCHOR_NOTE = re.compile(
+    r"(?:url|link|source|citation|cite|ref|reference)s?[-_](?:goes[-_]|to[-_]go[-_]|will[-_]go[-_])?"
+    r"here(?![a-z])|(?<![a-z])(?:todo|tbd|tbc|fixme|placeholder|xxx)(?![a-z])"
+)
+_HEADING = re.compile(r"^#{1,6} +(.{1,200})$", re.MULTILINE)
+
+
+def _heading_slugs(low: str) -> frozenset[str]:
+    """The anchors the draft's own headings give ("## Where to go from here" ->
+    "where-to-go-from-here"): a link to one of them is a real anchor."""
+    slugs = set()
+    for m in _HEADING.finditer(low):
+        words = re.findall(r"[a-z0-9]+", m.group(1))
+        slugs.add("-".join(words))
+    return frozenset(slugs)
 
 
 def _dummy_domains(low: str) -> Iterator[tuple[int, int]]:
@@ -286,8 +309,11 @@ def _discussed(low: str, start: int, end: int) -> bool:
     [Image] tags in the alt text")."""
     if _NAMED_AFTER.match(low, end) is not None:
         return True
+    # (the slot's own words are not the sentence: "[SCREENSHOT PLACEHOLDER: ...]" names itself)
     line_start = low.rfind("\n", max(0, start - 120), start) + 1
-    return _DISCUSSED.search(low, max(line_start, start - 120), start + 120) is not None
+    if _DISCUSSED.search(low, max(line_start, start - 120), start) is not None:
+        return True
+    return _DISCUSSED.search(low, end, end + 120) is not None
 
 
 # "(Image: the cluster diagram)", "(Screenshot of the lag dashboard)", "(insert chart here)";
