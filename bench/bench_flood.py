@@ -51,6 +51,7 @@ from stream_engines import Engine, Feeder, _partitions, parse_engine
 from stream_roster import make_drafts
 
 from schemas import CodecError, DeadLetter, DraftSubmitted, Provider, ReviewerResult, decode, encode
+from tests.helpers.postgres import drop_database
 
 PARTITIONS = 6
 
@@ -401,8 +402,8 @@ async def multiqa(
             profiler.stop()
         await engine.stop()
         await engine.delete_topics()
-        await admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         await admin.close()
+        await drop_database(pg_dsn, database)  # retried over an autovacuum visit (helper)
 
 
 async def main_async(args: argparse.Namespace) -> None:

@@ -43,6 +43,7 @@ from stream_roster import REALISTIC, SIMULATED, make_drafts, roster
 
 from agents.qa import MultiModelQA
 from schemas import DraftSubmitted, QADecision
+from tests.helpers.postgres import drop_database
 
 
 @dataclass
@@ -119,8 +120,8 @@ async def stream(
     finally:
         await engine.stop()
         await engine.delete_topics()
-        await admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         await admin.close()
+        await drop_database(args.dsn, database)  # retried over an autovacuum visit (helper)
 
 
 def agreeing(a: Run, b: Run) -> tuple[int, int]:

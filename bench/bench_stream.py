@@ -49,6 +49,7 @@ from stream_roster import SIMULATED, ZERO, make_drafts, roster
 
 from agents.values import split_list
 from schemas import DraftSubmitted
+from tests.helpers.postgres import drop_database
 
 
 @dataclass
@@ -110,8 +111,8 @@ async def run_engine(spec: str, rnd: int, args: argparse.Namespace, kafka: objec
     finally:
         await engine.stop()
         await engine.delete_topics()
-        await admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         await admin.close()
+        await drop_database(args.pg_dsn, database)  # retried over an autovacuum visit (helper)
 
 
 async def _settle(bootstrap: str, prefix: str) -> tuple[int, int]:
