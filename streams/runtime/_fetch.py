@@ -120,7 +120,21 @@ class ScreeningConsumer(QuickFetchConsumer):
 
     def ack(self, message: Message) -> bool:
         """Faust's ack; acknowledging a batch message acknowledges every offset of its batch
-        (streams.runtime._batch), in the same step."""
+        (streams.runtime._batch), in the same step.
+
+        A message fetched in an earlier consumer generation is not acknowledged. Faust's stream
+        acknowledges the events it skips, those taken from an agent's queue after a rebalance
+        (flow stopped, or another generation: `Stream._py_aiter`), even on a manual-ack stream,
+        although the agent never handled them. With several agents on one message, the slow
+        agent's skip then released a batch whose other agents were done: its offsets were
+        committed although, say, the critic never reviewed it, and a crash before the copy read
+        again was reviewed lost the critic's results (issue 13's crash test, 17 drafts decided
+        by their deadline). Every assignment seeks back to the committed offsets, so such a
+        message is read again in the new generation and acknowledged then: a duplicate at worst.
+        """
+        generation = message.generation_id
+        if generation is not None and generation != self.app.consumer_generation_id:
+            return False
         with ack_lock:
             done: bool = super().ack(message)
             if done and type(message) is BatchMessage:
