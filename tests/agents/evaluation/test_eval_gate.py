@@ -103,6 +103,62 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
     "heldout7": {
         "tr-02.md": "a last list item stopping on a count ('a bladder, two') is held for review",
     },
+    # Eighth held-out split (eval/heldout8/README.md): untouched through session 5 (measured by the
+    # lead only), released as a tuning split in session 6 (filler, leaked_output and placeholder
+    # misses read and fixed by concept on dev); what it still decides otherwise than labelled.
+    "heldout8": {  # every entry: session 6's end
+        "clean-04.md": "clean draft rejected",
+        "clean-14.md": "clean draft rejected",
+        "fp-01.md": "expected rejected, decided approved",
+        "fp-08.md": "expected rejected, decided approved",
+        "tr-02.md": "expected rejected, decided approved",
+        "fk-06.md": "expected rejected, decided approved",
+        "fk-07.md": "rejected, but no fake_people rule fired",
+        "fk-08.md": "expected rejected, decided approved",
+        "fk-11.md": "expected rejected, decided approved",
+        "us-01.md": "expected rejected, decided approved",
+        "us-02.md": "expected rejected, decided approved",
+        "us-06.md": "expected rejected, decided approved",
+        "us-07.md": "expected rejected, decided approved",
+        "us-09.md": "expected rejected, decided approved",
+        "us-11.md": "expected rejected, decided approved",
+        "us-12.md": "expected rejected, decided approved",
+        "cc-04.md": "expected rejected, decided approved",
+        "cc-06.md": "expected rejected, decided approved",
+        "cc-07.md": "expected rejected, decided approved",
+        "cc-08.md": "expected rejected, decided approved",
+        "cc-09.md": "expected rejected, decided approved",
+        "cc-11.md": "expected rejected, decided approved",
+        "cc-12.md": "expected rejected, decided approved",
+    },
+    # Ninth held-out split (eval/heldout9/README.md), written in session 6 by a sixth independent
+    # author and measured by the lead only: at e11dbda before that session's tuning and at its
+    # end (nobody tuned on it); these are the end run's names and reasons (drafts unread).
+    "heldout9": {  # every entry: held out, untouched
+        "tr-01.md": "expected rejected, decided approved",
+        "tr-07.md": "expected rejected, decided approved",
+        "lo-03.md": "expected rejected, decided approved",
+        "lo-04.md": "expected rejected, decided approved",
+        "lo-12.md": "expected rejected, decided approved",
+        "cc-02.md": "expected rejected, decided approved",
+        "cc-03.md": "expected rejected, decided approved",
+        "cc-06.md": "expected rejected, decided approved",
+        "cc-07.md": "expected rejected, decided approved",
+        "cc-09.md": "expected rejected, decided approved",
+        "cc-12.md": "expected rejected, decided approved",
+        "in-05.md": "expected rejected, decided approved",
+        "in-09.md": "expected rejected, decided approved",
+        "fi-04.md": "expected rejected, decided approved",
+        "fi-05.md": "expected rejected, decided approved",
+        "fi-06.md": "expected rejected, decided approved",
+        "fi-10.md": "approved, but no filler rule fired",
+        "fi-11.md": "approved, but no filler rule fired",
+        "fi-12.md": "approved, but no filler rule fired",
+        "clean-10.md": "clean draft review",
+        "clean-27.md": "clean draft review",
+        "clean-44.md": "clean draft review",
+        "clean-61.md": "clean draft review",
+    },
 }
 # Drafts per family a split must hold (heldout3 is small: 3 per validator family, 2 injection).
 MIN_PER_FAMILY = {"heldout3": 2}
