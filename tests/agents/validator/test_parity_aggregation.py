@@ -21,6 +21,12 @@ FABRICATED = (
     '"This is amazing," said Sarah Johnson, CEO of Glad Labs.\n'
 )
 # Nine warnings of three codes (three each: none promoted past the threshold of three).
+# Two kinds of warning that never pool: three generic headers, three unlinked citations.
+SIX_WARNINGS = (
+    CLEAN + "\n## Conclusion\n\nText.\n\n## Summary\n\nText.\n\n## Introduction\n\nText. "
+    "According to Gartner, it grows. According to Forrester, it grows. "
+    "According to IDC, it grows.\n"
+)
 NINE_WARNINGS = (
     CLEAN
     + "\nLet's dive in. Let's dive in. Let's dive in.\n\n## Conclusion\n\nText.\n\n## Summary\n\n"
@@ -94,8 +100,12 @@ async def test_warnings_lower_the_score_and_many_of_them_reject() -> None:
     calls: list[str] = []
     one = await qa(None, calls).review("Deploying FastAPI", CLEAN + "\nLet's dive in.\n")
     assert one.approved and one.final_score == 97.0
-    many = await qa(None, calls, qa_final_score_threshold=75).review("T", NINE_WARNINGS)
-    assert not many.approved and many.final_score == 100 - 9 * 3
+    many = await qa(None, calls, qa_final_score_threshold=85).review("T", SIX_WARNINGS)
+    assert not many.approved and many.final_score == 100 - 6 * 3
+    # multiqa's choice (README, upstream differences): stock phrases beside generic headers are
+    # one pool of padding, promoted to critical past the threshold (upstream: 9 x 3 points, 73).
+    padded = await qa(None, calls, qa_final_score_threshold=75).review("T", NINE_WARNINGS)
+    assert not padded.approved and padded.final_score < 100 - 9 * 3
 
 
 async def test_nine_warnings_pull_a_critic_85_draft_below_approval() -> None:
